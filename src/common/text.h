@@ -1,0 +1,18 @@
+// Small text helpers shared by the launcher and the battery.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cordon {
+
+// POSIX shell single-quoting, only where needed: safe characters pass unquoted.
+std::string shell_quote(std::string_view word);
+std::string shell_join(const std::vector<std::string>& words);
+
+// A JSON string literal (quotes included), escaping control characters.
+std::string json_string(std::string_view text);
+std::string json_string_array(const std::vector<std::string>& items);
+
+}  // namespace cordon

@@ -1,0 +1,112 @@
+#include "launcher/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/build_config.h"
+#include "common/error.h"
+#include "common/text.h"
+#include "launcher/config.h"
+#include "launcher/doctor.h"
+#include "launcher/host_facts.h"
+#include "launcher/launch.h"
+#include "launcher/plan.h"
+
+namespace cordon {
+namespace {
+
+struct SessionOptions {
+  std::string workspace;
+  std::string agent;
+  std::vector<std::string> command;
+  bool json = false;
+};
+
+void add_session_options(CLI::App* cmd, SessionOptions& o) {
+  cmd->add_option("--workspace", o.workspace, "Directory bound read-write (default: config, then $PWD)");
+  cmd->add_option("--agent", o.agent, "Agent profile to apply (default: generic)");
+  // The command is a positional list; options after `--` belong to it, never to cordon.
+  cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
+}
+
+SandboxPlan plan_for(const Config& config, const SessionOptions& o) {
+  LaunchRequest request{o.workspace, o.agent, o.command, config.source_path};
+  HostFacts facts = gather_host_facts(config, request);
+  return build_plan(config, facts, request);
+}
+
+void refuse_unbuilt_jail(const Config& config) {
+  if (config.egress_jail)
+    throw Error("network.egress_jail is on, but this build has no egress jail",
+                "set [network] egress_jail = false in " + config.source_path +
+                    " to run without network confinement");
+}
+
+void print_argv(const SandboxPlan& plan, bool json) {
+  if (!json) {
+    std::printf("%s\n", shell_join(plan.argv).c_str());
+    return;
+  }
+  std::string files;
+  for (const auto& f : plan.data_files)
+    files += std::string(files.empty() ? "" : ",") + "{\"fd\":" + std::to_string(f.fd) +
+             ",\"dest\":" + json_string(f.dest) + ",\"content\":" + json_string(f.content) + "}";
+  std::vector<std::string> env_names;
+  for (const auto& [name, value] : plan.env) env_names.push_back(name);
+  std::printf("{\"argv\":%s,\"seccomp_fd\":%d,\"status_fd\":%d,\"data_files\":[%s],\"env_names\":%s,"
+              "\"writable\":%s,\"workspace\":%s,\"agent\":%s}\n",
+              json_string_array(plan.argv).c_str(), kSeccompFd, kStatusFd, files.c_str(),
+              json_string_array(env_names).c_str(), json_string_array(plan.writable).c_str(),
+              json_string(plan.workspace).c_str(), json_string(plan.agent).c_str());
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"cordon: run coding agents in an enforced, tested sandbox"};
+  app.set_version_flag("--version", std::string("cordon ") + build::kVersion);
+  app.require_subcommand(1);
+  std::string config_path = build::kConfigPath;
+  app.add_option("--config", config_path,
+                 std::string("Configuration file (default and only production path: ") + build::kConfigPath +
+                     "; another path is recorded in the session and battery check 18 reports it)");
+
+  SessionOptions run_opts, argv_opts;
+  CLI::App* run = app.add_subcommand("run", "Run a command inside the sandbox");
+  add_session_options(run, run_opts);
+  CLI::App* show = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
+  add_session_options(show, argv_opts);
+  show->add_flag("--json", argv_opts.json, "Machine-readable output");
+  bool doctor_json = false;
+  CLI::App* doctor = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
+  doctor->add_flag("--json", doctor_json, "Machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitConfigError;
+  }
+
+  try {
+    Config config = load_config(config_path);
+    if (*doctor) return print_doctor(run_doctor(config), doctor_json) == 0 ? 0 : 1;
+    if (*show) {
+      print_argv(plan_for(config, argv_opts), argv_opts.json);
+      return 0;
+    }
+    refuse_unbuilt_jail(config);
+    return run_sandbox(plan_for(config, run_opts));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "cordon: error: %s\n", e.what());
+    if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", e.fix().c_str());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cordon: internal error: %s\n", e.what());
+    return kExitLaunchRefused;
+  }
+}
+
+}  // namespace cordon

@@ -1,0 +1,77 @@
+// The operator's configuration: /etc/cordon/cordon.toml, parsed strictly.
+// Unknown keys, wrong types, relative paths and duplicates are errors naming file:line:column.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cordon {
+
+// One agent profile: what a named agent needs inside the sandbox.
+struct AgentProfile {
+  std::string name;
+  std::string binary;                 // absolute path of the real agent binary; empty = none
+  std::vector<std::string> home;      // entries relative to $HOME bound back read-write
+  std::vector<std::string> env;       // extra environment names this agent needs
+  bool allow_ptrace = false;          // let debuggers inside the sandbox use ptrace
+};
+
+enum class ProcMode { Fresh, HostReadOnly };
+
+struct Config {
+  std::string source_path;            // file it was read from ("" = built-in defaults)
+  bool file_found = false;
+
+  // [workspace]
+  std::string workspace_root;         // "" = the current directory at launch
+
+  // [environment]
+  std::vector<std::string> env_allow;  // extra names (a trailing '*' matches a prefix)
+  std::vector<std::string> env_deny;   // wins over every allow
+
+  // [home]
+  std::vector<std::string> home_keep_ro;  // entries bound back read-only for every profile
+
+  // [filesystem]
+  std::vector<std::string> writable;      // absolute paths bound read-write after the masks
+  std::vector<std::string> extra_masks;   // absolute file paths masked with /dev/null
+  ProcMode proc = ProcMode::Fresh;
+
+  // [git]
+  std::string git_name;
+  std::string git_email;
+
+  // [network]
+  bool egress_jail = true;
+  std::vector<std::string> allow_ip;      // IPv4 addresses or CIDRs, validated
+  std::string dns_forward = "auto";       // "auto" or an IPv4 address
+
+  // [limits] (placeholder; enforced by the sessions work)
+  std::map<std::string, long long> limits;
+
+  // [agents.NAME]
+  std::map<std::string, AgentProfile> agents;
+
+  // The default profile name when --agent is not given.
+  std::string default_agent = "generic";
+
+  const AgentProfile& agent(const std::string& name) const;  // throws cordon::Error if unknown
+};
+
+// Built-in defaults (what the shipped etc/cordon.toml spells out).
+Config default_config();
+
+// Parses TOML text; `source_name` is used in error messages. Throws ConfigError.
+Config parse_config(const std::string& text, const std::string& source_name);
+
+// Reads `path`. A missing file yields the defaults (recorded as such); an unreadable
+// or invalid one throws ConfigError.
+Config load_config(const std::string& path);
+
+// Every key the schema accepts, dotted ("network.allow_ip", "agents.*.binary"):
+// used to check that docs/configuration.md documents each one.
+std::vector<std::string> config_schema_keys();
+
+}  // namespace cordon

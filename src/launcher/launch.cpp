@@ -1,0 +1,123 @@
+#include "launcher/launch.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/memfd.h"
+#include "common/unique_fd.h"
+#include "launcher/child_process.h"
+#include "launcher/seccomp_compile.h"
+
+namespace cordon {
+namespace {
+
+// One descriptor to place at a planned number in the bwrap child.
+struct Placement {
+  int source;
+  int target;
+};
+
+// Runs in the forked child: only async-signal-safe calls until execve.
+[[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, char* const argv[],
+                             const sigset_t& original_mask) {
+  // Move every source out of the target range first so no dup2 clobbers a later source.
+  int moved[16];
+  size_t count = placements.size() < 16 ? placements.size() : 16;
+  for (size_t i = 0; i < count; ++i) moved[i] = ::fcntl(placements[i].source, F_DUPFD, 100);
+  for (size_t i = 0; i < count; ++i)
+    if (moved[i] < 0 || ::dup2(moved[i], placements[i].target) < 0) ::_exit(127);
+  // Nothing the launcher inherited reaches the sandbox: every other descriptor closes on exec.
+  ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+  for (size_t i = 0; i < count; ++i) ::fcntl(placements[i].target, F_SETFD, 0);
+  ::sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+  char* empty_env[] = {nullptr};  // bwrap starts from --clearenv anyway; give it nothing
+  ::execve(argv[0], argv, empty_env);
+  ::_exit(127);
+}
+
+// Reads what bwrap wrote to --json-status-fd; true when the command itself was started
+// and bwrap reported its exit.
+bool command_reported_exit(int fd) {
+  std::string text;
+  char buffer[512];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+  return text.find("\"exit-code\"") != std::string::npos;
+}
+
+}  // namespace
+
+int run_sandbox(const SandboxPlan& plan) {
+  std::vector<UniqueFd> owned;
+  std::vector<Placement> placements;
+
+  UniqueFd filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
+  placements.push_back({filter.get(), kSeccompFd});
+  for (const auto& file : plan.data_files) {
+    owned.push_back(sealed_memfd_with("cordon:" + file.dest, file.content));
+    placements.push_back({owned.back().get(), file.fd});
+  }
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) throw Error(errno_text("pipe", errno));
+  UniqueFd status_read(status_pipe[0]);
+  UniqueFd status_write(status_pipe[1]);
+  placements.push_back({status_write.get(), kStatusFd});
+
+  std::vector<char*> argv;
+  for (const auto& arg : plan.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+
+  // Signals arrive through sigwaitinfo, so forwarding cannot race with the child's exit.
+  sigset_t watched, original;
+  sigemptyset(&watched);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&watched, sig);
+  if (::sigprocmask(SIG_BLOCK, &watched, &original) != 0) throw Error(errno_text("sigprocmask", errno));
+  struct MaskRestore {
+    sigset_t mask;
+    ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{original};
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw Error(errno_text("fork", errno));
+  if (pid == 0) exec_bwrap(placements, argv.data(), original);
+  ChildProcess child(pid);
+  status_write.reset();
+
+  int wait_status = 0;
+  for (;;) {
+    siginfo_t info{};
+    int sig = ::sigwaitinfo(&watched, &info);
+    if (sig < 0) {
+      if (errno == EINTR) continue;
+      throw Error(errno_text("sigwaitinfo", errno));
+    }
+    if (sig == SIGCHLD) {
+      if (auto status = child.try_wait()) {
+        wait_status = *status;
+        break;
+      }
+      continue;
+    }
+    // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
+    // sends it); only signals sent to the launcher alone are passed on.
+    if (info.si_code != SI_KERNEL) ::kill(child.pid(), sig);
+  }
+
+  if (WIFEXITED(wait_status) && !command_reported_exit(status_read.get())) {
+    if (WEXITSTATUS(wait_status) == 127)
+      throw Error("could not execute " + plan.argv[0], "reinstall bubblewrap: apt-get install bubblewrap");
+    throw Error("sandbox setup failed (bwrap exited with status " +
+                    std::to_string(WEXITSTATUS(wait_status)) + " before starting the command; its message is above)",
+                "run `cordon doctor` to check the host; nothing ran");
+  }
+  return exit_code_from_wait_status(wait_status);
+}
+
+}  // namespace cordon

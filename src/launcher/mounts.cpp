@@ -1,0 +1,86 @@
+#include "launcher/mounts.h"
+
+#include "common/session_file.h"
+
+namespace cordon {
+namespace {
+
+void add(std::vector<std::string>& args, std::initializer_list<std::string> items) {
+  args.insert(args.end(), items);
+}
+
+}  // namespace
+
+const std::vector<std::string>& system_mask_files() {
+  static const std::vector<std::string> files = {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"};
+  return files;
+}
+
+const std::vector<std::string>& home_mask_entries() {
+  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
+  return entries;
+}
+
+MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
+                      const std::vector<std::string>& data_args) {
+  MountPlan plan;
+  auto& a = plan.args;
+  const std::string& home = facts.home;
+  const std::string& ws = facts.workspace;
+
+  // 1. The host root, read-only; fresh /dev and /proc.
+  add(a, {"--ro-bind", "/", "/", "--dev", "/dev"});
+  if (config.proc == ProcMode::Fresh) add(a, {"--proc", "/proc"});
+  else add(a, {"--ro-bind", "/proc", "/proc"});
+
+  // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
+  //    /run/secrets stay present as empty tmpfs where the host has them.
+  add(a, {"--tmpfs", "/tmp", "--tmpfs", "/run"});
+  for (const char* dir : {"/run/user", "/run/secrets"})
+    if (facts.exists(dir)) add(a, {"--tmpfs", dir});
+  if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
+    add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
+
+  // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
+  add(a, {"--tmpfs", home});
+  for (const auto& entry : config.home_keep_ro) {
+    std::string path = home + "/" + entry;
+    if (facts.exists(path)) add(a, {"--ro-bind", path, path});
+  }
+  for (const auto& entry : profile.home) {
+    std::string path = home + "/" + entry;
+    if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
+    add(a, {"--bind", path, path});
+    plan.writable.push_back(path);
+  }
+
+  // 4. The workspace, read-write.
+  add(a, {"--bind", ws, ws});
+  plan.writable.push_back(ws);
+
+  // 5. /dev/null masks, after every bind they could sit under.
+  for (const auto& entry : home_mask_entries())
+    add(a, {"--ro-bind", "/dev/null", home + "/" + entry});
+  for (const auto& file : system_mask_files())
+    if (facts.exists(file)) add(a, {"--ro-bind", "/dev/null", file});
+  for (const auto& file : config.extra_masks)
+    if (facts.exists(file)) add(a, {"--ro-bind", "/dev/null", file});
+
+  // 6. Extra writable paths come after the masks, so one socket can be punched through.
+  for (const auto& path : config.writable) {
+    add(a, {"--bind", path, path});
+    plan.writable.push_back(path);
+  }
+
+  // 7. Generated files in a private directory that is read-only inside.
+  add(a, {"--tmpfs", kSessionDir});
+  a.insert(a.end(), data_args.begin(), data_args.end());
+  add(a, {"--remount-ro", kSessionDir});
+
+  // 8. cordon's helpers, read-only even when they live under the home or the workspace.
+  if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
+
+  return plan;
+}
+
+}  // namespace cordon

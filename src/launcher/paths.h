@@ -1,0 +1,18 @@
+// Where cordon's own files are: fixed at build time or derived from the running binary,
+// never from the environment or the workspace.
+#pragma once
+
+#include <string>
+
+namespace cordon {
+
+// libexec/cordon next to the running binary (via /proc/self/exe), resolved.
+std::string libexec_dir();
+
+// First existing executable among fixed system locations (no $PATH lookup), or "".
+std::string find_system_binary(const std::string& name);
+
+// realpath(3) or "" when the path does not resolve.
+std::string real_path(const std::string& path);
+
+}  // namespace cordon

@@ -1,0 +1,124 @@
+#include "launcher/plan.h"
+
+#include "common/build_config.h"
+#include "common/error.h"
+#include "launcher/gitconfig.h"
+#include "launcher/mounts.h"
+
+namespace cordon {
+namespace {
+
+bool is_within(const std::string& inner, const std::string& outer) {
+  if (outer == "/") return true;
+  return inner == outer || inner.rfind(outer + "/", 0) == 0;
+}
+
+void refuse_newlines(const std::string& what, const std::string& path) {
+  if (path.find('\n') != std::string::npos)
+    throw Error(what + " path contains a newline: refusing it", "rename the directory");
+}
+
+void validate(const Config& config, const AgentProfile& profile, const HostFacts& f) {
+  if (f.bwrap_path.empty())
+    throw Error("bubblewrap (bwrap) is not installed",
+                "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
+  if (f.workspace.empty())
+    throw Error("workspace " + f.workspace_asked + " does not exist",
+                "create it, or pass --workspace DIR with an existing directory");
+  if (!f.is_dir(f.workspace))
+    throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+  if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
+    throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
+                "set HOME to an existing directory other than /");
+  if (is_within(f.home, f.workspace))
+    throw Error("workspace " + f.workspace + " contains the home directory " + f.home +
+                    ": binding it would undo the home inversion",
+                "use a project directory as the workspace, not $HOME or one of its parents");
+  refuse_newlines("workspace", f.workspace);
+  refuse_newlines("home", f.home);
+  for (const auto& path : config.writable) {
+    if (!f.exists(path))
+      throw Error("writable path " + path + " (filesystem.writable) does not exist",
+                  "create it or remove it from " + config.source_path);
+    refuse_newlines("writable", path);
+  }
+  if (!profile.binary.empty() && !f.exists(profile.binary))
+    throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
+                "install the agent, or fix agents." + profile.name + ".binary in " + config.source_path);
+  if (!config.limits.empty())
+    throw Error("[limits] are configured but this version of cordon cannot enforce them",
+                "remove the [limits] section from " + config.source_path +
+                    " (a configured limit that is not enforced would be a false promise)",
+                kExitConfigError);
+}
+
+std::vector<std::string> namespace_args() {
+  return {"--unshare-user", "--unshare-pid",  "--unshare-ipc", "--unshare-uts",
+          "--hostname",     "cordon",         "--unshare-cgroup-try", "--disable-userns",
+          "--cap-drop",     "ALL",            "--die-with-parent"};
+}
+
+SessionInfo describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
+                             const EnvList& env, const std::vector<std::string>& writable) {
+  SessionInfo s;
+  s.config_path = config.source_path;
+  s.config_fixed_path = build::kConfigPath;
+  s.config_found = config.file_found;
+  s.agent = profile.name;
+  s.agent_home = profile.home;
+  s.home_keep = config.home_keep_ro;
+  s.home = f.home;
+  s.workspace = f.workspace;
+  s.writable = writable;
+  for (const auto& [name, value] : env) s.env_names.push_back(name);
+  s.libexec = f.libexec_dir;
+  s.agent_binary = profile.binary;
+  s.host_namespaces = f.namespaces;
+  s.egress_jail = false;  // set by the jail when it programs the routes
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> resolve_command(const AgentProfile& profile, const LaunchRequest& request) {
+  if (!request.command.empty()) return request.command;
+  if (!profile.binary.empty()) return {profile.binary};
+  throw Error("no command given", "usage: cordon run [OPTIONS] -- COMMAND [ARGS...]", kExitConfigError);
+}
+
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request) {
+  const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
+  validate(config, profile, facts);
+  std::vector<std::string> command = resolve_command(profile, request);
+
+  SandboxPlan plan;
+  plan.agent = profile.name;
+  plan.workspace = facts.workspace;
+  plan.seccomp.allow_ptrace = profile.allow_ptrace;
+  plan.env = plan_environment(config, profile, facts);
+  plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+
+  // The generated files; the session file is filled in once the writable set is known.
+  plan.data_files.push_back({kGitConfigPath, render_gitconfig(config, facts), kFirstDataFd});
+  plan.data_files.push_back({kSessionFilePath, "", kFirstDataFd + 1});
+  std::vector<std::string> data_args;
+  for (const auto& file : plan.data_files)
+    data_args.insert(data_args.end(), {"--ro-bind-data", std::to_string(file.fd), file.dest});
+
+  MountPlan mounts = plan_mounts(config, profile, facts, data_args);
+  plan.writable = mounts.writable;
+  plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  plan.data_files[1].content = serialize_session(plan.session);
+
+  auto& a = plan.argv;
+  a.push_back(facts.bwrap_path);
+  for (auto& arg : namespace_args()) a.push_back(arg);
+  a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
+  for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
+  a.insert(a.end(), mounts.args.begin(), mounts.args.end());
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
+  a.insert(a.end(), command.begin(), command.end());
+  return plan;
+}
+
+}  // namespace cordon

@@ -1,0 +1,47 @@
+// The sandbox plan: everything `cordon run` will do, computed without doing any of it.
+// `build_plan` is pure, so tests assert the exact bwrap vector without launching anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/session_file.h"
+#include "launcher/config.h"
+#include "launcher/env.h"
+#include "launcher/host_facts.h"
+#include "launcher/seccomp_policy.h"
+
+namespace cordon {
+
+// File descriptors are planned, not discovered: the launcher places each generated file at
+// exactly this number in the bwrap child, so `cordon argv` prints the real invocation.
+// bwrap reports through kStatusFd whether the command itself started and how it ended.
+inline constexpr int kStatusFd = 9;
+inline constexpr int kSeccompFd = 10;
+inline constexpr int kFirstDataFd = 11;
+
+struct DataFile {
+  std::string dest;     // path inside the sandbox
+  std::string content;
+  int fd = -1;          // planned descriptor number in the bwrap child
+};
+
+struct SandboxPlan {
+  std::vector<std::string> argv;       // argv[0] is the bwrap binary
+  std::vector<DataFile> data_files;    // materialised as sealed memfds
+  seccomp::PolicyOptions seccomp;      // compiled to BPF at kSeccompFd
+  EnvList env;
+  std::vector<std::string> writable;   // host paths bound read-write
+  std::string workspace;
+  std::string chdir;
+  std::string agent;
+  SessionInfo session;
+};
+
+// Throws cordon::Error (what + fix) when the request cannot be planned safely.
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request);
+
+// The command to run: the request's command, or the agent's binary when none was given.
+std::vector<std::string> resolve_command(const AgentProfile& profile, const LaunchRequest& request);
+
+}  // namespace cordon
