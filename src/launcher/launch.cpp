@@ -42,19 +42,42 @@ struct Placement {
   ::_exit(127);
 }
 
-// Reads what bwrap wrote to --json-status-fd; true when the command itself was started
-// and bwrap reported its exit.
-bool command_reported_exit(int fd) {
+std::string read_all(int fd) {
   std::string text;
   char buffer[512];
   ssize_t n;
   while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-  return text.find("\"exit-code\"") != std::string::npos;
+  return text;
+}
+
+// In the child: runs the stage; on failure sends "what\nfix" to the parent and exits.
+void run_stage_in_child(LaunchStage* stage, int error_fd) {
+  if (!stage) return;
+  try {
+    stage->in_child();
+  } catch (const Error& e) {
+    std::string report = std::string(e.what()) + "\n" + e.fix();
+    ssize_t ignored = ::write(error_fd, report.data(), report.size());
+    (void)ignored;
+    ::_exit(kExitLaunchRefused);
+  } catch (const std::exception& e) {
+    std::string report = std::string("launch stage failed: ") + e.what() + "\n";
+    ssize_t ignored = ::write(error_fd, report.data(), report.size());
+    (void)ignored;
+    ::_exit(kExitLaunchRefused);
+  }
+}
+
+// Rethrows a "what\nfix" report the child sent before it exited, if there is one.
+void throw_child_report(const std::string& report) {
+  if (report.empty()) return;
+  auto newline = report.find('\n');
+  throw Error(report.substr(0, newline), newline == std::string::npos ? "" : report.substr(newline + 1));
 }
 
 }  // namespace
 
-int run_sandbox(const SandboxPlan& plan) {
+int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   std::vector<UniqueFd> owned;
   std::vector<Placement> placements;
 
@@ -69,6 +92,10 @@ int run_sandbox(const SandboxPlan& plan) {
   UniqueFd status_read(status_pipe[0]);
   UniqueFd status_write(status_pipe[1]);
   placements.push_back({status_write.get(), kStatusFd});
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) throw Error(errno_text("pipe", errno));
+  UniqueFd error_read(error_pipe[0]);
+  UniqueFd error_write(error_pipe[1]);
 
   std::vector<char*> argv;
   for (const auto& arg : plan.argv) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -86,9 +113,23 @@ int run_sandbox(const SandboxPlan& plan) {
 
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) exec_bwrap(placements, argv.data(), original);
+  if (pid == 0) {
+    run_stage_in_child(stage, error_write.get());
+    exec_bwrap(placements, argv.data(), original);
+  }
   ChildProcess child(pid);
   status_write.reset();
+  error_write.reset();
+  if (stage) {
+    try {
+      stage->after_fork(pid);
+    } catch (const Error&) {
+      // The child's own report (why it stopped) is more precise than the parent's view.
+      child.kill_and_reap();
+      throw_child_report(read_all(error_read.get()));
+      throw;
+    }
+  }
 
   int wait_status = 0;
   for (;;) {
@@ -110,7 +151,11 @@ int run_sandbox(const SandboxPlan& plan) {
     if (info.si_code != SI_KERNEL) ::kill(child.pid(), sig);
   }
 
-  if (WIFEXITED(wait_status) && !command_reported_exit(status_read.get())) {
+  // bwrap writes "exit-code" to the status fd only when the command itself ran.
+  bool command_ran = read_all(status_read.get()).find("\"exit-code\"") != std::string::npos;
+  if (stage) stage->after_exit();
+  if (WIFEXITED(wait_status) && !command_ran) {
+    throw_child_report(read_all(error_read.get()));
     if (WEXITSTATUS(wait_status) == 127)
       throw Error("could not execute " + plan.argv[0], "reinstall bubblewrap: apt-get install bubblewrap");
     throw Error("sandbox setup failed (bwrap exited with status " +

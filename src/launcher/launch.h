@@ -2,6 +2,8 @@
 // the seccomp filter is compiled, bwrap is started and supervised.
 #pragma once
 
+#include <sys/types.h>
+
 #include "launcher/plan.h"
 
 namespace cordon {
@@ -9,6 +11,20 @@ namespace cordon {
 // Runs the plan to completion and returns the exit status to propagate: the command's own
 // status, or 128+N when it (or the sandbox) died of signal N. Throws cordon::Error when the
 // sandbox could not be set up (nothing ran).
-int run_sandbox(const SandboxPlan& plan);
+int run_sandbox(const SandboxPlan& plan, class LaunchStage* stage = nullptr);
+
+// A mechanism that must be in place around the fork, before bwrap starts (the egress jail).
+// The forked child runs in_child() and then execs bwrap; the parent runs after_fork().
+class LaunchStage {
+ public:
+  virtual ~LaunchStage() = default;
+  // In the forked child, before bwrap is exec'd. Throw cordon::Error to abort: its message
+  // reaches the parent, which refuses the launch with it.
+  virtual void in_child() = 0;
+  // In the parent right after the fork. Throw cordon::Error to abort: the child is killed.
+  virtual void after_fork(pid_t child) = 0;
+  // After the sandbox has exited: verify teardown. Throw cordon::Error for a loud failure.
+  virtual void after_exit() = 0;
+};
 
 }  // namespace cordon

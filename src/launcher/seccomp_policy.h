@@ -1,0 +1,45 @@
+// The seccomp rule table: pure data, no libseccomp. The filter is default-ALLOW; each rule
+// makes one syscall (optionally only for some argument values) fail with an errno instead.
+// Compiled to BPF by seccomp_compile.h; documented rule by rule in docs/seccomp.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cordon::seccomp {
+
+struct PolicyOptions {
+  bool allow_ptrace = false;  // debuggers inside the sandbox: keep ptrace and process_vm_*
+};
+
+// Comparisons are on the full 64-bit argument (libseccomp semantics).
+enum class Cmp { Eq, MaskedEq, Gt, Lt };
+
+// `arg` is 0-based. MaskedEq tests (arg & mask) == value; the other ops ignore `mask`.
+// All conditions of one rule must hold (AND). Several rules for one syscall are ORed.
+struct ArgCondition {
+  unsigned arg;
+  Cmp op;
+  uint64_t mask;
+  uint64_t value;
+};
+
+struct Rule {
+  std::string syscall;                  // libseccomp name, resolved for the native arch
+  int errno_value;                      // returned as -1/errno instead of running the call
+  std::vector<ArgCondition> conditions; // empty: always
+  std::string why;                      // short reason, for logs and docs
+};
+
+// The rules, in a stable order.
+std::vector<Rule> build_rules(const PolicyOptions& options);
+
+// One line such as "ioctl: EPERM if a1 & 0xffffffff == 0x5412". Excludes `why`, so the
+// digest below changes only when the filter's behaviour changes.
+std::string describe(const Rule& rule);
+
+// 16 hex digits: FNV-1a 64 over the describe() lines (each followed by '\n').
+std::string rules_digest(const std::vector<Rule>& rules);
+
+}  // namespace cordon::seccomp
