@@ -25,12 +25,14 @@ struct Placement {
 };
 
 // Runs in the forked child: only async-signal-safe calls until execve.
-[[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, char* const argv[],
-                             const sigset_t& original_mask) {
-  // Move every source out of the target range first so no dup2 clobbers a later source.
-  int moved[16];
-  size_t count = placements.size() < 16 ? placements.size() : 16;
-  for (size_t i = 0; i < count; ++i) moved[i] = ::fcntl(placements[i].source, F_DUPFD, 100);
+// `moved` is preallocated scratch space (one slot per placement): no allocation after fork.
+[[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, std::vector<int>& moved,
+                             char* const argv[], const sigset_t& original_mask) {
+  // Move every source above the target range first so no dup2 clobbers a later source.
+  const size_t count = placements.size();
+  int above_targets = 0;
+  for (const Placement& p : placements) above_targets = p.target > above_targets ? p.target : above_targets;
+  for (size_t i = 0; i < count; ++i) moved[i] = ::fcntl(placements[i].source, F_DUPFD, above_targets + 1);
   for (size_t i = 0; i < count; ++i)
     if (moved[i] < 0 || ::dup2(moved[i], placements[i].target) < 0) ::_exit(127);
   // Nothing the launcher inherited reaches the sandbox: every other descriptor closes on exec.
@@ -111,11 +113,12 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
     ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
   } restore{original};
 
+  std::vector<int> moved(placements.size());
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
     run_stage_in_child(stage, error_write.get());
-    exec_bwrap(placements, argv.data(), original);
+    exec_bwrap(placements, moved, argv.data(), original);
   }
   ChildProcess child(pid);
   status_write.reset();

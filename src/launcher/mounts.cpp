@@ -11,6 +11,12 @@ void add(std::vector<std::string>& args, std::initializer_list<std::string> item
 
 }  // namespace
 
+std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
+  int fd = next_fd++;
+  files.push_back({dest, std::move(content), fd});
+  return {"--ro-bind-data", std::to_string(fd), dest};
+}
+
 const std::vector<std::string>& system_mask_files() {
   static const std::vector<std::string> files = {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"};
   return files;
@@ -22,7 +28,7 @@ const std::vector<std::string>& home_mask_entries() {
 }
 
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& data_args) {
+                      DataFiles& data, const std::vector<std::string>& session_args) {
   MountPlan plan;
   auto& a = plan.args;
   const std::string& home = facts.home;
@@ -58,13 +64,17 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   add(a, {"--bind", ws, ws});
   plan.writable.push_back(ws);
 
-  // 5. /dev/null masks, after every bind they could sit under.
-  for (const auto& entry : home_mask_entries())
-    add(a, {"--ro-bind", "/dev/null", home + "/" + entry});
+  // 5. Masks, after every bind they could sit under: an empty read-only file, so readers see
+  //    nothing rather than an error (a bound /dev/null would be unreadable: binds are nodev).
+  auto mask = [&](const std::string& path) {
+    auto args = data.add(path, "");
+    a.insert(a.end(), args.begin(), args.end());
+  };
+  for (const auto& entry : home_mask_entries()) mask(home + "/" + entry);
   for (const auto& file : system_mask_files())
-    if (facts.exists(file)) add(a, {"--ro-bind", "/dev/null", file});
+    if (facts.exists(file)) mask(file);
   for (const auto& file : config.extra_masks)
-    if (facts.exists(file)) add(a, {"--ro-bind", "/dev/null", file});
+    if (facts.exists(file)) mask(file);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
   for (const auto& path : config.writable) {
@@ -74,7 +84,7 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
 
   // 7. Generated files in a private directory that is read-only inside.
   add(a, {"--tmpfs", kSessionDir});
-  a.insert(a.end(), data_args.begin(), data_args.end());
+  a.insert(a.end(), session_args.begin(), session_args.end());
   add(a, {"--remount-ro", kSessionDir});
 
   // 8. cordon's helpers, read-only even when they live under the home or the workspace.

@@ -16,14 +16,30 @@ const std::vector<std::string>& system_mask_files();
 // Files in the inverted home that always get a /dev/null mask (created on the tmpfs).
 const std::vector<std::string>& home_mask_entries();
 
+// A file whose content the launcher generates, handed to bwrap as a sealed memfd at a planned
+// descriptor number (--ro-bind-data FD DEST): no temporary file touches the host.
+struct DataFile {
+  std::string dest;     // path inside the sandbox
+  std::string content;
+  int fd = -1;          // planned descriptor number in the bwrap child
+};
+
+// Hands out planned descriptor numbers in order.
+struct DataFiles {
+  int next_fd;
+  std::vector<DataFile> files;
+  // Adds a file and returns its bwrap arguments.
+  std::vector<std::string> add(const std::string& dest, std::string content);
+};
+
 struct MountPlan {
   std::vector<std::string> args;       // bwrap arguments, in order
   std::vector<std::string> writable;   // host paths bound read-write
 };
 
-// `data_args` are inserted into the private /run/cordon tmpfs before it is remounted
-// read-only (e.g. "--ro-bind-data", "11", "/run/cordon/gitconfig").
+// Masks become empty read-only files from `data`; `session_args` (the generated files under
+// /run/cordon) are inserted into the private /run/cordon tmpfs before it turns read-only.
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& data_args);
+                      DataFiles& data, const std::vector<std::string>& session_args);
 
 }  // namespace cordon

@@ -98,17 +98,18 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
 
-  // The generated files; the session file is filled in once the writable set is known.
-  plan.data_files.push_back({kGitConfigPath, render_gitconfig(config, facts), kFirstDataFd});
-  plan.data_files.push_back({kSessionFilePath, "", kFirstDataFd + 1});
-  std::vector<std::string> data_args;
-  for (const auto& file : plan.data_files)
-    data_args.insert(data_args.end(), {"--ro-bind-data", std::to_string(file.fd), file.dest});
+  // Generated files; the session file's content is filled in once the writable set is known.
+  DataFiles data{kFirstDataFd, {}};
+  std::vector<std::string> session_args = data.add(kGitConfigPath, render_gitconfig(config, facts));
+  const size_t session_index = data.files.size();
+  auto session_file_args = data.add(kSessionFilePath, "");
+  session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
 
-  MountPlan mounts = plan_mounts(config, profile, facts, data_args);
+  MountPlan mounts = plan_mounts(config, profile, facts, data, session_args);
   plan.writable = mounts.writable;
   plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
-  plan.data_files[1].content = serialize_session(plan.session);
+  data.files[session_index].content = serialize_session(plan.session);
+  plan.data_files = std::move(data.files);
 
   auto& a = plan.argv;
   a.push_back(facts.bwrap_path);

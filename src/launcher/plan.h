@@ -9,6 +9,7 @@
 #include "launcher/config.h"
 #include "launcher/env.h"
 #include "launcher/host_facts.h"
+#include "launcher/mounts.h"
 #include "launcher/seccomp_policy.h"
 
 namespace cordon {
@@ -19,12 +20,6 @@ namespace cordon {
 inline constexpr int kStatusFd = 9;
 inline constexpr int kSeccompFd = 10;
 inline constexpr int kFirstDataFd = 11;
-
-struct DataFile {
-  std::string dest;     // path inside the sandbox
-  std::string content;
-  int fd = -1;          // planned descriptor number in the bwrap child
-};
 
 struct SandboxPlan {
   std::vector<std::string> argv;       // argv[0] is the bwrap binary

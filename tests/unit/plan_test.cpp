@@ -75,11 +75,11 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
       "--tmpfs", "/home/dev",
       "--bind", "/src/app", "/src/app",
-      "--ro-bind", "/dev/null", "/home/dev/.netrc",
-      "--ro-bind", "/dev/null", "/home/dev/.Xauthority",
-      "--ro-bind", "/dev/null", "/home/dev/.ICEauthority",
-      "--ro-bind", "/dev/null", "/etc/shadow",
-      "--ro-bind", "/dev/null", "/etc/sudoers",
+      "--ro-bind-data", "13", "/home/dev/.netrc",
+      "--ro-bind-data", "14", "/home/dev/.Xauthority",
+      "--ro-bind-data", "15", "/home/dev/.ICEauthority",
+      "--ro-bind-data", "16", "/etc/shadow",
+      "--ro-bind-data", "17", "/etc/sudoers",
       "--tmpfs", "/run/cordon",
       "--ro-bind-data", "11", "/run/cordon/gitconfig",
       "--ro-bind-data", "12", "/run/cordon/session",
@@ -88,9 +88,10 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--seccomp", "10", "--chdir", "/src/app/lib", "--", "sh", "-c", "true"};
   EXPECT_EQ(plan.argv, expected);
   EXPECT_EQ(plan.writable, std::vector<std::string>{"/src/app"});
-  ASSERT_EQ(plan.data_files.size(), 2u);
+  ASSERT_EQ(plan.data_files.size(), 7u);
   EXPECT_EQ(plan.data_files[0].fd, 11);
   EXPECT_EQ(plan.data_files[1].fd, 12);
+  for (size_t i = 2; i < plan.data_files.size(); ++i) EXPECT_EQ(plan.data_files[i].content, "");
 }
 
 TEST(Plan, IsDeterministic) {
@@ -135,7 +136,7 @@ TEST(Plan, HomeInversionOrdering) {
   size_t home_tmpfs = find_seq(plan.argv, {"--tmpfs", "/home/dev"});
   size_t keep = find_seq(plan.argv, {"--ro-bind", "/home/dev/.vimrc", "/home/dev/.vimrc"});
   size_t agent_dir = find_seq(plan.argv, {"--bind", "/home/dev/.claude", "/home/dev/.claude"});
-  size_t netrc = find_seq(plan.argv, {"--ro-bind", "/dev/null", "/home/dev/.netrc"});
+  size_t netrc = find_seq(plan.argv, {"/home/dev/.netrc"});
   ASSERT_NE(home_tmpfs, std::string::npos);
   EXPECT_LT(home_tmpfs, keep);
   EXPECT_LT(home_tmpfs, agent_dir);
@@ -154,7 +155,7 @@ TEST(Plan, ExtraWritablePathsComeAfterMasks) {
   SandboxPlan plan = build_plan(c, f, request());
   size_t punch = find_seq(plan.argv, {"--bind", "/run/user/1000/bus", "/run/user/1000/bus"});
   size_t run_user_mask = find_seq(plan.argv, {"--tmpfs", "/run/user"});
-  size_t last_mask = find_seq(plan.argv, {"--ro-bind", "/dev/null", "/etc/sudoers"});
+  size_t last_mask = find_seq(plan.argv, {"/etc/sudoers"});
   ASSERT_NE(punch, std::string::npos);
   EXPECT_GT(punch, run_user_mask);
   EXPECT_GT(punch, last_mask);
@@ -176,7 +177,7 @@ TEST(Plan, OnlyPlannedPathsAreWritable) {
 
 TEST(Plan, SystemMasksOnlyWherePresent) {
   SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
-  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/dev/null", "/etc/gshadow"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"/etc/gshadow"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--tmpfs", "/run/secrets"}), std::string::npos);
 }
 

@@ -1,0 +1,268 @@
+// The launcher against real bwrap: each test launches real sandboxes, as root and as an
+// unprivileged user created by the test setup, and asserts from inside.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+namespace {
+
+enum class Who { Root, User };
+
+std::string who_name(const ::testing::TestParamInfo<Who>& info) {
+  return info.param == Who::Root ? "root" : "unprivileged";
+}
+
+class Launcher : public ::testing::TestWithParam<Who> {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
+    if (GetParam() == Who::User) {
+      auto user = unprivileged_identity();
+      ASSERT_TRUE(user) << "could not create the unprivileged test user";
+      who_ = *user;
+    } else {
+      who_ = root_identity();
+    }
+    base_ = std::make_unique<TempDir>("/tmp/cordon-it-");
+    outside_ = std::make_unique<TempDir>("/var/tmp/cordon-it-");
+    cordon_ = stage_install(base_->path() + "/prefix");
+    config_ = base_->path() + "/cordon.toml";
+    write_file(config_, "[network]\negress_jail = false\n");
+    workspace_ = base_->path() + "/ws";
+    fs::create_directories(workspace_);
+    chown_tree(workspace_, who_.uid, who_.gid);
+    chown_tree(outside_->path(), who_.uid, who_.gid);
+    // A credential canary in the real home, which the sandbox must not see.
+    canary_ = who_.home + "/.ssh/cordon-canary-" + std::to_string(::getpid());
+    write_file(canary_, "canary-secret\n", 0600);
+    chown_tree(who_.home + "/.ssh", who_.uid, who_.gid);
+  }
+
+  void TearDown() override {
+    if (!canary_.empty()) fs::remove(canary_);
+  }
+
+  RunResult sandbox(const std::vector<std::string>& command, RunOptions o = {},
+                    const std::vector<std::string>& cordon_args = {}) {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", workspace_};
+    argv.insert(argv.end(), cordon_args.begin(), cordon_args.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    if (o.env.empty()) o.env = base_env(who_);
+    o.as = who_;
+    o.cwd = workspace_;
+    return run(argv, o);
+  }
+
+  RunResult sh(const std::string& script, RunOptions o = {}) { return sandbox({"/bin/sh", "-c", script}, o); }
+
+  Identity who_;
+  std::unique_ptr<TempDir> base_, outside_;
+  std::string cordon_, config_, workspace_, canary_;
+};
+
+TEST_P(Launcher, EnvironmentHoldsOnlyAllowListedNames) {
+  RunOptions o;
+  o.env = base_env(who_, {{"GH_TOKEN", "ghp_planted"}, {"OPENAI_API_KEY", "sk-planted"},
+                          {"AWS_SECRET_ACCESS_KEY", "aws-planted"}, {"SSH_AUTH_SOCK", "/tmp/agent.sock"},
+                          {"DISPLAY", ":0"}, {"LC_TIME", "C"}});
+  RunResult r = sandbox({"/usr/bin/env"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::set<std::string> allowed = {"PATH", "HOME", "TERM", "LANG", "LC_TIME", "USER", "LOGNAME",
+                                         "IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+                                         "PWD" /* set by bwrap's --chdir */};
+  std::istringstream lines(r.out);
+  std::string line;
+  std::set<std::string> seen;
+  while (std::getline(lines, line)) {
+    std::string name = line.substr(0, line.find('='));
+    EXPECT_TRUE(allowed.count(name)) << "unexpected variable inside: " << line;
+    seen.insert(name);
+  }
+  EXPECT_TRUE(seen.count("IS_SANDBOX"));
+  EXPECT_EQ(r.out.find("planted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("IS_SANDBOX=1"), std::string::npos);
+}
+
+TEST_P(Launcher, PrivilegeFloor) {
+  RunResult r = sh("grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CapEff:\t0000000000000000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NoNewPrivs:\t1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Seccomp:\t2"), std::string::npos) << r.out;
+}
+
+TEST_P(Launcher, HomeCredentialsAreInvisible) {
+  // Control: the canary is there on the host.
+  ASSERT_TRUE(path_exists(canary_));
+  RunResult r = sh("test -e '" + canary_ + "' && echo VISIBLE; ls -A \"$HOME\"; wc -c < \"$HOME/.netrc\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("VISIBLE"), std::string::npos);
+  EXPECT_EQ(r.out.find(".ssh"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n0\n"), std::string::npos) << ".netrc is empty: " << r.out;
+}
+
+TEST_P(Launcher, WritesOutsideTheWorkspaceFail) {
+  std::string outside = outside_->path() + "/escaped";
+  RunResult r = sh("for p in '" + outside + "' /etc/cordon-it /usr/cordon-it /opt/cordon-it; do "
+                   "  (echo x > \"$p\") 2>/dev/null && echo \"WROTE $p\"; done; echo ok > inside");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("WROTE"), std::string::npos) << r.out;
+  EXPECT_FALSE(path_exists(outside));
+  EXPECT_FALSE(path_exists("/etc/cordon-it"));
+  EXPECT_EQ(read_file(workspace_ + "/inside"), "ok\n");  // the workspace itself is writable
+}
+
+TEST_P(Launcher, TerminalInjectionIsRefusedWithEperm) {
+  const std::string probe =
+      "import fcntl, termios\n"
+      "try:\n"
+      "    fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+      "    print('INJECTED')\n"
+      "except OSError as e:\n"
+      "    print('errno=%d' % e.errno)\n";
+  RunOptions o;
+  o.on_pty = true;
+  RunResult r = sandbox({"/usr/bin/python3", "-c", probe}, o);
+  EXPECT_NE(r.out.find("errno=1"), std::string::npos) << r.out;
+  // Control: outside the sandbox the same probe is not refused with EPERM.
+  if (read_file("/proc/sys/dev/tty/legacy_tiocsti").rfind("1", 0) == 0) {
+    RunOptions c;
+    c.on_pty = true;
+    c.as = who_;
+    c.env = base_env(who_);
+    RunResult control = run({"/usr/bin/python3", "-c", probe}, c);
+    EXPECT_NE(control.out.find("INJECTED"), std::string::npos) << control.out;
+  }
+}
+
+TEST_P(Launcher, TerminalStaysUsable) {
+  RunOptions o;
+  o.on_pty = true;
+  o.pty_rows = 33;
+  o.pty_cols = 101;
+  RunResult r = sandbox({"/bin/stty", "size"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("33 101"), std::string::npos) << r.out;
+}
+
+TEST_P(Launcher, NestedUserNamespacesAreRefused) {
+  RunResult r = sandbox({"/usr/bin/unshare", "--user", "/bin/true"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Operation not permitted"), std::string::npos) << r.err;
+  // Control: the same user can create one outside the sandbox.
+  RunOptions c;
+  c.as = who_;
+  c.env = base_env(who_);
+  EXPECT_EQ(run({"/usr/bin/unshare", "--user", "/bin/true"}, c).exit_code, 0);
+}
+
+TEST_P(Launcher, ExitStatusPropagates) {
+  EXPECT_EQ(sh("exit 7").exit_code, 7);
+  EXPECT_EQ(sh("exit 0").exit_code, 0);
+  EXPECT_EQ(sh("kill -TERM $$").exit_code, 143);
+  EXPECT_EQ(sh("kill -KILL $$").exit_code, 137);
+}
+
+bool process_with_arg_exists(const std::string& needle) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::string cmdline = read_file(entry.path().string() + "/cmdline");
+    if (cmdline.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_P(Launcher, SignalsSentToTheLauncherReachTheSandbox) {
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) {
+    std::string marker = "31.0" + std::to_string(sig) + std::to_string(::getpid());
+    RunOptions o;
+    o.signal_after_ms = 1500;
+    o.signal = sig;
+    o.timeout_ms = 20000;
+    RunResult r = sandbox({"/bin/sleep", marker}, o);
+    EXPECT_FALSE(r.timed_out) << "signal " << sig;
+    EXPECT_EQ(r.exit_code, 128 + sig) << "signal " << sig << ": " << r.err;
+    // Nothing of the sandbox outlives the launcher (bounded wait for the kernel to reap).
+    bool gone = false;
+    for (int i = 0; i < 50 && !(gone = !process_with_arg_exists(marker)); ++i) ::usleep(20000);
+    EXPECT_TRUE(gone) << "sandboxed process survived signal " << sig;
+  }
+}
+
+TEST_P(Launcher, CuratedGitConfig) {
+  RunResult r = sh("git config --show-origin --get user.email && git config --get user.name");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("file:/run/cordon/gitconfig"), std::string::npos) << r.out;
+  RunResult w = sh("echo '[user]' >> /run/cordon/gitconfig");
+  EXPECT_NE(w.exit_code, 0);  // read-only inside
+}
+
+TEST_P(Launcher, FailsClosedWithoutLaunching) {
+  std::string marker = workspace_ + "/ran";
+  std::vector<std::string> touch = {"/usr/bin/touch", marker};
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+
+  RunResult missing_ws = run({cordon_, "--config", config_, "run", "--workspace", "/nonexistent/ws", "--",
+                              "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(missing_ws.exit_code, 125);
+  EXPECT_NE(missing_ws.err.find("does not exist"), std::string::npos) << missing_ws.err;
+  EXPECT_NE(missing_ws.err.find("fix:"), std::string::npos) << missing_ws.err;
+
+  std::string bad_config = base_->path() + "/bad.toml";
+  write_file(bad_config, "[network]\negress_jail = \"no\"\n");
+  RunResult invalid = run({cordon_, "--config", bad_config, "run", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_NE(invalid.err.find(bad_config + ":2:15: network.egress_jail"), std::string::npos) << invalid.err;
+
+  std::string agent_config = base_->path() + "/agent.toml";
+  write_file(agent_config, "[network]\negress_jail = false\n[agents.ghost]\nbinary = \"/opt/ghost/bin/ghost\"\n");
+  RunResult agent = run({cordon_, "--config", agent_config, "run", "--agent", "ghost", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(agent.exit_code, 125);
+  EXPECT_NE(agent.err.find("/opt/ghost/bin/ghost does not exist"), std::string::npos) << agent.err;
+
+  std::string limits_config = base_->path() + "/limits.toml";
+  write_file(limits_config, "[network]\negress_jail = false\n[limits]\nnofile = 64\n");
+  RunResult limits = run({cordon_, "--config", limits_config, "run", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(limits.exit_code, 2);
+
+  RunResult argv = run({cordon_, "--config", config_, "argv", "--json", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(argv.exit_code, 0) << argv.err;
+  EXPECT_NE(argv.out.find("\"argv\":[\""), std::string::npos);
+
+  EXPECT_FALSE(path_exists(marker)) << "a refused launch ran the command";
+}
+
+TEST_P(Launcher, MissingBubblewrapStopsTheLaunch) {
+  if (GetParam() == Who::User) GTEST_SKIP() << "masking /usr/bin/bwrap needs a root mount namespace";
+  std::string marker = workspace_ + "/ran";
+  // In a private mount namespace, every bwrap location the launcher knows is masked.
+  std::string script = "for b in /usr/bin/bwrap /usr/local/bin/bwrap /bin/bwrap; do "
+                       "[ -e $b ] && mount --bind /dev/null $b; done; exec \"$@\"";
+  RunOptions o;
+  o.env = base_env(who_);
+  RunResult r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh",
+                     cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("bubblewrap (bwrap) is not installed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("apt-get install bubblewrap"), std::string::npos) << r.err;
+  EXPECT_FALSE(path_exists(marker));
+}
+
+INSTANTIATE_TEST_SUITE_P(As, Launcher, ::testing::Values(Who::Root, Who::User), who_name);
+
+}  // namespace
+}  // namespace cordon::testing

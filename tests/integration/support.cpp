@@ -1,0 +1,212 @@
+#include "support.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pty.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string pattern = prefix + "XXXXXX";
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+  ::chmod(path_.c_str(), 0755);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Identity root_identity() { return Identity{0, 0, "root", "/root"}; }
+
+std::optional<Identity> unprivileged_identity() {
+  const char* name = "cordon-test";
+  passwd* pw = ::getpwnam(name);
+  if (!pw && ::geteuid() == 0) {
+    std::string cmd = std::string("useradd -m -s /bin/sh ") + name + " >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0) return std::nullopt;
+    pw = ::getpwnam(name);
+  }
+  if (!pw) return std::nullopt;
+  return Identity{pw->pw_uid, pw->pw_gid, pw->pw_name, pw->pw_dir};
+}
+
+void write_file(const std::string& path, const std::string& content, mode_t mode) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  ::chmod(path.c_str(), mode);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st{};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void chown_tree(const std::string& path, uid_t uid, gid_t gid) {
+  ::lchown(path.c_str(), uid, gid);
+  if (!fs::is_directory(path)) return;
+  for (const auto& entry : fs::recursive_directory_iterator(path))
+    ::lchown(entry.path().c_str(), uid, gid);
+}
+
+std::string stage_install(const std::string& prefix) {
+  fs::create_directories(prefix + "/bin");
+  fs::create_directories(prefix + "/libexec/cordon");
+  fs::copy_file(CORDON_BINARY, prefix + "/bin/cordon", fs::copy_options::overwrite_existing);
+  std::string libexec = std::string(CORDON_BUILD_DIR) + "/libexec/cordon";
+  if (fs::exists(libexec))
+    for (const auto& entry : fs::directory_iterator(libexec))
+      fs::copy_file(entry.path(), prefix + "/libexec/cordon/" + entry.path().filename().string(),
+                    fs::copy_options::overwrite_existing);
+  for (const auto& entry : fs::recursive_directory_iterator(prefix))
+    ::chmod(entry.path().c_str(), entry.is_directory() ? 0755 : 0755);
+  ::chmod(prefix.c_str(), 0755);
+  return prefix + "/bin/cordon";
+}
+
+std::map<std::string, std::string> base_env(const Identity& who,
+                                            const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", who.home}, {"USER", who.name},
+      {"LOGNAME", who.name}, {"TERM", "xterm"}, {"LANG", "C.UTF-8"}};
+  for (const auto& [k, v] : extra) env[k] = v;
+  return env;
+}
+
+namespace {
+
+void drain(int fd, std::string& into) {
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) into.append(buffer, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : o.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) || ::pipe2(in_pipe, O_CLOEXEC))
+    throw std::runtime_error("pipe");
+  int master = -1, slave = -1;
+  if (o.on_pty) {
+    winsize ws{o.pty_rows, o.pty_cols, 0, 0};
+    if (::openpty(&master, &slave, nullptr, nullptr, o.pty_rows ? &ws : nullptr) != 0)
+      throw std::runtime_error("openpty");
+    ::fcntl(master, F_SETFD, FD_CLOEXEC);
+    ::fcntl(slave, F_SETFD, FD_CLOEXEC);
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork");
+  if (pid == 0) {
+    ::setsid();  // own session and process group: a timeout kills the whole group
+    if (o.on_pty) {
+      ::ioctl(slave, TIOCSCTTY, 0);
+      ::dup2(slave, 0);
+      ::dup2(slave, 1);
+      ::dup2(slave, 2);
+    } else {
+      ::dup2(in_pipe[0], 0);
+      ::dup2(out_pipe[1], 1);
+      ::dup2(err_pipe[1], 2);
+    }
+    if (o.as) {
+      if (::setgroups(0, nullptr) != 0 || ::setresgid(o.as->gid, o.as->gid, o.as->gid) != 0 ||
+          ::setresuid(o.as->uid, o.as->uid, o.as->uid) != 0)
+        ::_exit(126);
+    }
+    if (::chdir(o.cwd.c_str()) != 0) ::_exit(126);
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  ::close(in_pipe[0]);
+  if (slave >= 0) ::close(slave);
+  if (!o.stdin_text.empty() && !o.on_pty) {
+    ssize_t ignored = ::write(in_pipe[1], o.stdin_text.data(), o.stdin_text.size());
+    (void)ignored;
+  }
+  ::close(in_pipe[1]);
+
+  RunResult result;
+  auto start = std::chrono::steady_clock::now();
+  bool signalled = false;
+  int status = 0;
+  std::vector<pollfd> fds;
+  int read_fds[2] = {o.on_pty ? master : out_pipe[0], o.on_pty ? -1 : err_pipe[0]};
+  for (;;) {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - start).count();
+    if (!signalled && o.signal_after_ms >= 0 && elapsed >= o.signal_after_ms) {
+      ::kill(pid, o.signal);
+      signalled = true;
+    }
+    if (elapsed >= o.timeout_ms) {
+      ::kill(-pid, SIGKILL);
+      result.timed_out = true;
+    }
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    pollfd p[2];
+    int n = 0;
+    for (int fd : read_fds)
+      if (fd >= 0) p[n++] = pollfd{fd, POLLIN, 0};
+    ::poll(p, static_cast<nfds_t>(n), 20);
+    for (int i = 0; i < n; ++i) {
+      if (!(p[i].revents & (POLLIN | POLLHUP))) continue;
+      char buffer[4096];
+      ssize_t got = ::read(p[i].fd, buffer, sizeof buffer);
+      if (got > 0) (p[i].fd == read_fds[1] ? result.err : result.out).append(buffer, static_cast<size_t>(got));
+    }
+    if (r == pid) break;
+  }
+  int flags = ::fcntl(read_fds[0], F_GETFL);
+  ::fcntl(read_fds[0], F_SETFL, flags | O_NONBLOCK);
+  drain(read_fds[0], result.out);
+  if (read_fds[1] >= 0) {
+    ::fcntl(read_fds[1], F_SETFL, O_NONBLOCK);
+    drain(read_fds[1], result.err);
+  }
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  if (master >= 0) ::close(master);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+}  // namespace cordon::testing

@@ -1,0 +1,71 @@
+// Test support for integration tests: real processes, real users, bounded waits.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cordon::testing {
+
+// A temporary directory (mode 0755) removed recursively at destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "/tmp/cordon-it-");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct Identity {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string name = "root";
+  std::string home = "/root";
+};
+
+// The unprivileged account the suite runs sandboxes as (created when missing; needs root).
+std::optional<Identity> unprivileged_identity();
+Identity root_identity();
+
+struct RunOptions {
+  std::map<std::string, std::string> env;  // the whole environment
+  std::string cwd = "/";
+  std::optional<Identity> as;              // switch to this user before exec (needs root)
+  bool on_pty = false;                     // stdin/stdout/stderr on a new pty as controlling tty
+  unsigned short pty_rows = 0, pty_cols = 0;
+  int timeout_ms = 60000;                  // bounded: the process group is killed after this
+  int signal_after_ms = -1;                // if >= 0, send `signal` to the process after this delay
+  int signal = 0;
+  std::string stdin_text;
+};
+
+struct RunResult {
+  int exit_code = -1;  // 128+N for signal N
+  bool timed_out = false;
+  std::string out;     // stdout (+ everything, on a pty)
+  std::string err;
+};
+
+RunResult run(const std::vector<std::string>& argv, const RunOptions& options);
+
+void write_file(const std::string& path, const std::string& content, mode_t mode = 0644);
+std::string read_file(const std::string& path);
+bool path_exists(const std::string& path);
+void chown_tree(const std::string& path, uid_t uid, gid_t gid);
+
+// Copies the built cordon binary and libexec helpers to a world-readable prefix so an
+// unprivileged user can run them even when the build tree is under /root.
+std::string stage_install(const std::string& prefix_dir);
+
+// A minimal environment for launching cordon as `who`, plus `extra`.
+std::map<std::string, std::string> base_env(const Identity& who,
+                                            const std::map<std::string, std::string>& extra = {});
+
+}  // namespace cordon::testing
