@@ -13,6 +13,7 @@
 #include "launcher/host_facts.h"
 #include "launcher/launch.h"
 #include "launcher/plan.h"
+#include "launcher/weaken.h"
 
 namespace cordon {
 namespace {
@@ -21,6 +22,7 @@ struct SessionOptions {
   std::string workspace;
   std::string agent;
   std::vector<std::string> command;
+  std::vector<std::string> weaken;  // test hooks only
   bool json = false;
 };
 
@@ -29,12 +31,18 @@ void add_session_options(CLI::App* cmd, SessionOptions& o) {
   cmd->add_option("--agent", o.agent, "Agent profile to apply (default: generic)");
   // The command is a positional list; options after `--` belong to it, never to cordon.
   cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
+#ifdef CORDON_TEST_HOOKS
+  cmd->add_option("--test-weaken", o.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
+      ->allow_extra_args(false);
+#endif
 }
 
 SandboxPlan plan_for(const Config& config, const SessionOptions& o) {
   LaunchRequest request{o.workspace, o.agent, o.command, config.source_path};
   HostFacts facts = gather_host_facts(config, request);
-  return build_plan(config, facts, request);
+  SandboxPlan plan = build_plan(config, facts, request);
+  for (const auto& name : o.weaken) apply_weakening(plan, name);
+  return plan;
 }
 
 void refuse_unbuilt_jail(const Config& config) {

@@ -15,6 +15,8 @@
 #include "launcher/child_process.h"
 #include "launcher/seccomp_compile.h"
 
+extern char** environ;
+
 namespace cordon {
 namespace {
 
@@ -27,7 +29,7 @@ struct Placement {
 // Runs in the forked child: only async-signal-safe calls until execve.
 // `moved` is preallocated scratch space (one slot per placement): no allocation after fork.
 [[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, std::vector<int>& moved,
-                             char* const argv[], const sigset_t& original_mask) {
+                             char* const argv[], char* const envp[], const sigset_t& original_mask) {
   // Move every source above the target range first so no dup2 clobbers a later source.
   const size_t count = placements.size();
   int above_targets = 0;
@@ -39,8 +41,7 @@ struct Placement {
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
   for (size_t i = 0; i < count; ++i) ::fcntl(placements[i].target, F_SETFD, 0);
   ::sigprocmask(SIG_SETMASK, &original_mask, nullptr);
-  char* empty_env[] = {nullptr};  // bwrap starts from --clearenv anyway; give it nothing
-  ::execve(argv[0], argv, empty_env);
+  ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
 
@@ -83,8 +84,11 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   std::vector<UniqueFd> owned;
   std::vector<Placement> placements;
 
-  UniqueFd filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
-  placements.push_back({filter.get(), kSeccompFd});
+  UniqueFd filter;
+  if (!plan.skip_seccomp) {
+    filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
+    placements.push_back({filter.get(), kSeccompFd});
+  }
   for (const auto& file : plan.data_files) {
     owned.push_back(sealed_memfd_with("cordon:" + file.dest, file.content));
     placements.push_back({owned.back().get(), file.fd});
@@ -113,12 +117,15 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
     ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
   } restore{original};
 
+  // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
+  char* empty_env[] = {nullptr};
+  char** envp = plan.inherit_environment ? environ : empty_env;
   std::vector<int> moved(placements.size());
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
     run_stage_in_child(stage, error_write.get());
-    exec_bwrap(placements, moved, argv.data(), original);
+    exec_bwrap(placements, moved, argv.data(), envp, original);
   }
   ChildProcess child(pid);
   status_write.reset();

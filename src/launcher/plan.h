@@ -31,6 +31,9 @@ struct SandboxPlan {
   std::string chdir;
   std::string agent;
   SessionInfo session;
+  // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
+  bool inherit_environment = false;  // hand the launcher's environment to bwrap
+  bool skip_seccomp = false;         // no filter at kSeccompFd
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely.

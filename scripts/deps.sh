@@ -1,0 +1,23 @@
+# Sourced by scripts/quickstart and scripts/test: installs the Debian 12 packages cordon needs,
+# only those missing (idempotent), and only as root.
+
+CORDON_BUILD_PACKAGES="g++ cmake make pkg-config libseccomp-dev libcap-dev libmnl-dev \
+libtomlplusplus-dev libcli11-dev libgtest-dev googletest"
+CORDON_RUNTIME_PACKAGES="bubblewrap passt"
+# Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
+CORDON_TEST_PACKAGES="iproute2 python3 git util-linux procps socat dnsmasq-base passwd"
+
+cordon_install_packages() {
+  local missing=""
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+  done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "cordon: missing Debian packages:$missing (run this script as root, or with sudo)" >&2
+    return 1
+  fi
+  echo "cordon: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
