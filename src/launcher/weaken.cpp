@@ -64,8 +64,8 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
     remove_seq(a, {"--unshare-uts"});
     remove_seq(a, {"--hostname", "cordon"});
   } else if (name == "host-dev") {
-    auto it = std::search(a.begin(), a.end(), std::begin({std::string("--dev"), std::string("/dev")}),
-                          std::end({std::string("--dev"), std::string("/dev")}));
+    const std::vector<std::string> fresh_dev = {"--dev", "/dev"};
+    auto it = std::search(a.begin(), a.end(), fresh_dev.begin(), fresh_dev.end());
     if (it != a.end()) {
       *it = "--dev-bind";
       a.insert(it + 1, "/dev");
