@@ -1,5 +1,7 @@
 #include "launcher/cli.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -12,6 +14,7 @@
 #include "launcher/doctor.h"
 #include "launcher/host_facts.h"
 #include "launcher/launch.h"
+#include "launcher/paths.h"
 #include "launcher/plan.h"
 #include "launcher/weaken.h"
 
@@ -52,6 +55,16 @@ void refuse_unbuilt_jail(const Config& config) {
                     " to run without network confinement");
 }
 
+// The battery, read-only inside every sandbox, as the sandbox's command.
+std::vector<std::string> battery_command(bool json) {
+  std::string battery = libexec_dir() + "/cordon-battery";
+  if (::access(battery.c_str(), X_OK) != 0)
+    throw Error("cordon-battery not found at " + battery, "reinstall cordon (cmake --install)");
+  std::vector<std::string> command = {battery};
+  if (json) command.push_back("--json");
+  return command;
+}
+
 void print_argv(const SandboxPlan& plan, bool json) {
   if (!json) {
     std::printf("%s\n", shell_join(plan.argv).c_str());
@@ -87,6 +100,15 @@ int cli_main(int argc, char** argv) {
   CLI::App* show = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
   add_session_options(show, argv_opts);
   show->add_flag("--json", argv_opts.json, "Machine-readable output");
+  SessionOptions verify_opts;
+  CLI::App* verify = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
+  verify->add_option("--workspace", verify_opts.workspace, "Directory bound read-write (default: config, then $PWD)");
+  verify->add_option("--agent", verify_opts.agent, "Agent profile to apply (default: generic)");
+  verify->add_flag("--json", verify_opts.json, "Pass --json to the battery");
+#ifdef CORDON_TEST_HOOKS
+  verify->add_option("--test-weaken", verify_opts.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
+      ->allow_extra_args(false);
+#endif
   bool doctor_json = false;
   CLI::App* doctor = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   doctor->add_flag("--json", doctor_json, "Machine-readable output");
@@ -106,6 +128,10 @@ int cli_main(int argc, char** argv) {
       return 0;
     }
     refuse_unbuilt_jail(config);
+    if (*verify) {
+      verify_opts.command = battery_command(verify_opts.json);
+      return run_sandbox(plan_for(config, verify_opts));
+    }
     return run_sandbox(plan_for(config, run_opts));
   } catch (const Error& e) {
     std::fprintf(stderr, "cordon: error: %s\n", e.what());

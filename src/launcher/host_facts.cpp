@@ -121,6 +121,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     f.existing_paths.insert(f.libexec_dir);
     f.directories.insert(f.libexec_dir);
   }
+  if (::access(mask_source(f).c_str(), R_OK) == 0) f.existing_paths.insert(mask_source(f));
 
   std::string xdg = f.env_value("XDG_CONFIG_HOME") ? *f.env_value("XDG_CONFIG_HOME") : f.home + "/.config";
   for (const auto& file : {f.home + "/.gitconfig", xdg + "/git/config"}) {

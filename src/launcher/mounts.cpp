@@ -11,6 +11,8 @@ void add(std::vector<std::string>& args, std::initializer_list<std::string> item
 
 }  // namespace
 
+std::string mask_source(const HostFacts& facts) { return facts.libexec_dir + "/empty"; }
+
 std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
   int fd = next_fd++;
   files.push_back({dest, std::move(content), fd});
@@ -64,12 +66,10 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   add(a, {"--bind", ws, ws});
   plan.writable.push_back(ws);
 
-  // 5. Masks, after every bind they could sit under: an empty read-only file, so readers see
-  //    nothing rather than an error (a bound /dev/null would be unreadable: binds are nodev).
-  auto mask = [&](const std::string& path) {
-    auto args = data.add(path, "");
-    a.insert(a.end(), args.begin(), args.end());
-  };
+  // 5. Masks, after every bind they could sit under: cordon's empty read-only file, so
+  //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
+  const std::string empty = mask_source(facts);
+  auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
   for (const auto& entry : home_mask_entries()) mask(home + "/" + entry);
   for (const auto& file : system_mask_files())
     if (facts.exists(file)) mask(file);

@@ -32,12 +32,15 @@ struct DataFiles {
   std::vector<std::string> add(const std::string& dest, std::string content);
 };
 
+// The empty read-only file every mask binds (libexec/cordon/empty).
+std::string mask_source(const HostFacts& facts);
+
 struct MountPlan {
   std::vector<std::string> args;       // bwrap arguments, in order
   std::vector<std::string> writable;   // host paths bound read-write
 };
 
-// Masks become empty read-only files from `data`; `session_args` (the generated files under
+// `session_args` (the generated files under
 // /run/cordon) are inserted into the private /run/cordon tmpfs before it turns read-only.
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
                       DataFiles& data, const std::vector<std::string>& session_args);

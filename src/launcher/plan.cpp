@@ -42,6 +42,9 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
                   "create it or remove it from " + config.source_path);
     refuse_newlines("writable", path);
   }
+  if (!f.exists(mask_source(f)))
+    throw Error("cordon's mask file " + mask_source(f) + " is missing",
+                "reinstall cordon (cmake --install); masks bind this empty read-only file");
   if (!profile.binary.empty() && !f.exists(profile.binary))
     throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
                 "install the agent, or fix agents." + profile.name + ".binary in " + config.source_path);

@@ -30,11 +30,15 @@ void add_before_seccomp(std::vector<std::string>& argv, const std::vector<std::s
   argv.insert(at, items.begin(), items.end());
 }
 
-// Removes "--ro-bind-data FD DEST" for every DEST accepted by `match`.
+// Removes every mask ("--ro-bind EMPTY DEST") whose DEST is accepted by `match`.
 template <typename Match>
-void remove_data_binds(SandboxPlan& plan, Match match) {
-  for (const auto& file : plan.data_files)
-    if (match(file.dest)) remove_seq(plan.argv, {"--ro-bind-data", std::to_string(file.fd), file.dest});
+void remove_masks(SandboxPlan& plan, Match match) {
+  const std::string empty = plan.session.libexec + "/empty";
+  auto& a = plan.argv;
+  for (size_t i = 0; i + 2 < a.size();) {
+    if (a[i] == "--ro-bind" && a[i + 1] == empty && match(a[i + 2])) a.erase(a.begin() + static_cast<long>(i), a.begin() + static_cast<long>(i) + 3);
+    else ++i;
+  }
 }
 
 }  // namespace
@@ -80,9 +84,9 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
   } else if (name == "no-home-tmpfs") {
     remove_seq(a, {"--tmpfs", home});
     // Masks inside a read-only host home cannot be created; they go with the tmpfs.
-    remove_data_binds(plan, [&](const std::string& dest) { return dest.rfind(home + "/", 0) == 0; });
+    remove_masks(plan, [&](const std::string& dest) { return dest.rfind(home + "/", 0) == 0; });
   } else if (name == "no-masks") {
-    remove_data_binds(plan, [](const std::string& dest) { return dest.rfind(kSessionDir, 0) != 0; });
+    remove_masks(plan, [](const std::string&) { return true; });
   } else if (name == "no-gitconfig") {
     remove_seq(a, {"--setenv", "GIT_CONFIG_GLOBAL", kGitConfigPath});
     remove_seq(a, {"--setenv", "GIT_CONFIG_SYSTEM", "/dev/null"});

@@ -29,7 +29,7 @@ HostFacts sample_facts() {
            {"AWS_SECRET_ACCESS_KEY", "aws"}, {"DISPLAY", ":0"}, {"SSH_AUTH_SOCK", "/tmp/agent"},
            {"IS_SANDBOX", "0"}, {"EDITOR", "vi"}};
   for (const char* p : {"/run/user", "/etc/shadow", "/etc/sudoers", "/home/dev", "/src/app",
-                        "/usr/local/libexec/cordon", "/home/dev/.claude", "/home/dev/.vimrc"})
+                        "/usr/local/libexec/cordon", "/usr/local/libexec/cordon/empty", "/home/dev/.claude", "/home/dev/.vimrc"})
     f.existing_paths.insert(p);
   for (const char* d : {"/run/user", "/home/dev", "/src/app", "/usr/local/libexec/cordon", "/home/dev/.claude"})
     f.directories.insert(d);
@@ -75,11 +75,11 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
       "--tmpfs", "/home/dev",
       "--bind", "/src/app", "/src/app",
-      "--ro-bind-data", "13", "/home/dev/.netrc",
-      "--ro-bind-data", "14", "/home/dev/.Xauthority",
-      "--ro-bind-data", "15", "/home/dev/.ICEauthority",
-      "--ro-bind-data", "16", "/etc/shadow",
-      "--ro-bind-data", "17", "/etc/sudoers",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.netrc",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.Xauthority",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.ICEauthority",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/shadow",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/sudoers",
       "--tmpfs", "/run/cordon",
       "--ro-bind-data", "11", "/run/cordon/gitconfig",
       "--ro-bind-data", "12", "/run/cordon/session",
@@ -88,10 +88,9 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--seccomp", "10", "--chdir", "/src/app/lib", "--", "sh", "-c", "true"};
   EXPECT_EQ(plan.argv, expected);
   EXPECT_EQ(plan.writable, std::vector<std::string>{"/src/app"});
-  ASSERT_EQ(plan.data_files.size(), 7u);
+  ASSERT_EQ(plan.data_files.size(), 2u);
   EXPECT_EQ(plan.data_files[0].fd, 11);
   EXPECT_EQ(plan.data_files[1].fd, 12);
-  for (size_t i = 2; i < plan.data_files.size(); ++i) EXPECT_EQ(plan.data_files[i].content, "");
 }
 
 TEST(Plan, IsDeterministic) {
@@ -243,6 +242,7 @@ TEST_P(PlanRefuses, WithWhatAndFix) {
 INSTANTIATE_TEST_SUITE_P(
     Table, PlanRefuses,
     ::testing::Values(
+        Refusal{"no mask file", [](Config&, HostFacts& f, LaunchRequest&) { f.existing_paths.erase("/usr/local/libexec/cordon/empty"); }, "mask file"},
         Refusal{"no bwrap", [](Config&, HostFacts& f, LaunchRequest&) { f.bwrap_path.clear(); }, "bwrap"},
         Refusal{"missing workspace", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace.clear(); f.workspace_asked = "/nope"; }, "/nope does not exist"},
         Refusal{"workspace is home", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev"; }, "contains the home directory"},
