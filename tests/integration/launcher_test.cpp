@@ -157,6 +157,34 @@ TEST_P(Launcher, TerminalStaysUsable) {
   EXPECT_NE(r.out.find("33 101"), std::string::npos) << r.out;
 }
 
+TEST_P(Launcher, CtrlCOnTheTerminalStopsTheCommand) {
+  RunOptions o;
+  o.on_pty = true;
+  o.pty_after_ms = 1500;
+  o.pty_input = "\x03";  // the terminal's interrupt character
+  o.timeout_ms = 20000;
+  RunResult r = sandbox({"/bin/sleep", "30"}, o);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.out;
+}
+
+TEST_P(Launcher, WindowResizeReachesTheCommand) {
+  RunOptions o;
+  o.on_pty = true;
+  o.pty_rows = 24;
+  o.pty_cols = 80;
+  o.pty_after_ms = 800;
+  o.resize_rows = 50;
+  o.resize_cols = 132;
+  o.timeout_ms = 20000;
+  // The shell reports the size before and after SIGWINCH arrives.
+  RunResult r = sandbox({"/bin/sh", "-c", "stty size; trap 'stty size; exit 0' WINCH; "
+                                          "i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 3"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("24 80"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("50 132"), std::string::npos) << r.out;
+}
+
 TEST_P(Launcher, NestedUserNamespacesAreRefused) {
   RunResult r = sandbox({"/usr/bin/unshare", "--user", "/bin/true"});
   EXPECT_NE(r.exit_code, 0);

@@ -177,6 +177,17 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
       ::kill(pid, o.signal);
       signalled = true;
     }
+    if (o.on_pty && o.pty_after_ms >= 0 && elapsed >= o.pty_after_ms) {
+      if (o.resize_rows) {
+        winsize ws{o.resize_rows, o.resize_cols, 0, 0};
+        ::ioctl(master, TIOCSWINSZ, &ws);  // the kernel sends SIGWINCH to the foreground group
+      }
+      if (!o.pty_input.empty()) {
+        ssize_t ignored = ::write(master, o.pty_input.data(), o.pty_input.size());
+        (void)ignored;
+      }
+      const_cast<RunOptions&>(o).pty_after_ms = -1;  // once
+    }
     if (elapsed >= o.timeout_ms) {
       ::kill(-pid, SIGKILL);
       result.timed_out = true;

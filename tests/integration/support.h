@@ -44,6 +44,10 @@ struct RunOptions {
   int signal_after_ms = -1;                // if >= 0, send `signal` to the process after this delay
   int signal = 0;
   std::string stdin_text;
+  // On a pty: after `pty_after_ms`, type `pty_input` and/or resize the window.
+  int pty_after_ms = -1;
+  std::string pty_input;
+  unsigned short resize_rows = 0, resize_cols = 0;
 };
 
 struct RunResult {
