@@ -241,11 +241,20 @@ const AgentProfile& Config::agent(const std::string& name) const {
   return it->second;
 }
 
+const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
+  // Home entries are each agent's own state; env names are what it needs to authenticate.
+  static const std::map<std::string, AgentProfile> profiles = {
+      {"generic", {"generic", "", {}, {}, false, true}},
+      {"claude", {"claude", "", {".claude", ".claude.json"}, {"ANTHROPIC_API_KEY"}, false, true}},
+      {"codex", {"codex", "", {".codex"}, {"OPENAI_API_KEY"}, false, true}},
+      {"gemini", {"gemini", "", {".gemini"}, {"GEMINI_API_KEY", "GOOGLE_API_KEY"}, false, true}},
+  };
+  return profiles;
+}
+
 Config default_config() {
   Config c;
-  AgentProfile generic;
-  generic.name = "generic";
-  c.agents["generic"] = generic;
+  c.agents = builtin_agent_profiles();
   return c;
 }
 

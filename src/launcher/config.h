@@ -16,7 +16,11 @@ struct AgentProfile {
   std::vector<std::string> home;      // entries relative to $HOME bound back read-write
   std::vector<std::string> env;       // extra environment names this agent needs
   bool allow_ptrace = false;          // let debuggers inside the sandbox use ptrace
+  bool builtin = false;               // shipped profile: binary defaults to libexec/cordon/agents/NAME
 };
+
+// The shipped profiles: claude, codex, gemini and generic.
+const std::map<std::string, AgentProfile>& builtin_agent_profiles();
 
 enum class ProcMode { Fresh, HostReadOnly };
 

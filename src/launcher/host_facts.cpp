@@ -32,6 +32,12 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
+std::string agent_binary(const AgentProfile& profile, const HostFacts& facts) {
+  if (!profile.binary.empty()) return profile.binary;
+  if (profile.builtin && profile.name != "generic") return facts.libexec_dir + "/agents/" + profile.name;
+  return {};
+}
+
 const std::string* HostFacts::env_value(const std::string& name) const {
   for (const auto& [k, v] : env)
     if (k == name) return &v;
@@ -122,6 +128,10 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     f.directories.insert(f.libexec_dir);
   }
   if (::access(mask_source(f).c_str(), R_OK) == 0) f.existing_paths.insert(mask_source(f));
+  for (const auto& [name, profile] : config.agents) {
+    std::string binary = agent_binary(profile, f);
+    if (!binary.empty() && ::access(binary.c_str(), X_OK) == 0) f.existing_paths.insert(binary);
+  }
 
   std::string xdg = f.env_value("XDG_CONFIG_HOME") ? *f.env_value("XDG_CONFIG_HOME") : f.home + "/.config";
   for (const auto& file : {f.home + "/.gitconfig", xdg + "/git/config"}) {

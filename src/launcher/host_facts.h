@@ -50,6 +50,10 @@ std::vector<std::string> candidate_paths(const Config& config, const LaunchReque
 
 HostFacts gather_host_facts(const Config& config, const LaunchRequest& request);
 
+// The real binary of an agent profile: its configured path, else for a shipped profile the
+// copy `cordon shim install` placed under libexec/cordon/agents/, else "" (none).
+std::string agent_binary(const AgentProfile& profile, const HostFacts& facts);
+
 // Reads user.name / user.email from a git config text (the [user] section only).
 std::pair<std::string, std::string> parse_git_identity(const std::string& gitconfig_text);
 

@@ -30,7 +30,7 @@ const std::vector<std::string>& home_mask_entries() {
 }
 
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      DataFiles& data, const std::vector<std::string>& session_args) {
+                      const std::vector<std::string>& session_args) {
   MountPlan plan;
   auto& a = plan.args;
   const std::string& home = facts.home;

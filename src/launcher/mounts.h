@@ -43,6 +43,6 @@ struct MountPlan {
 // `session_args` (the generated files under
 // /run/cordon) are inserted into the private /run/cordon tmpfs before it turns read-only.
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      DataFiles& data, const std::vector<std::string>& session_args);
+                      const std::vector<std::string>& session_args);
 
 }  // namespace cordon

@@ -45,6 +45,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (!f.exists(mask_source(f)))
     throw Error("cordon's mask file " + mask_source(f) + " is missing",
                 "reinstall cordon (cmake --install); masks bind this empty read-only file");
+  // An operator-configured binary must exist; a shipped profile's default only when it runs.
   if (!profile.binary.empty() && !f.exists(profile.binary))
     throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
                 "install the agent, or fix agents." + profile.name + ".binary in " + config.source_path);
@@ -75,7 +76,7 @@ SessionInfo describe_session(const Config& config, const AgentProfile& profile, 
   s.writable = writable;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
-  s.agent_binary = profile.binary;
+  s.agent_binary = agent_binary(profile, f);
   s.host_namespaces = f.namespaces;
   s.egress_jail = false;  // set by the jail when it programs the routes
   return s;
@@ -83,16 +84,23 @@ SessionInfo describe_session(const Config& config, const AgentProfile& profile, 
 
 }  // namespace
 
-std::vector<std::string> resolve_command(const AgentProfile& profile, const LaunchRequest& request) {
+std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,
+                                         const LaunchRequest& request) {
   if (!request.command.empty()) return request.command;
-  if (!profile.binary.empty()) return {profile.binary};
-  throw Error("no command given", "usage: cordon run [OPTIONS] -- COMMAND [ARGS...]", kExitConfigError);
+  std::string binary = agent_binary(profile, facts);
+  if (binary.empty())
+    throw Error("no command given", "usage: cordon run [OPTIONS] -- COMMAND [ARGS...]", kExitConfigError);
+  if (!facts.exists(binary))
+    throw Error("agent \"" + profile.name + "\" binary " + binary + " does not exist",
+                "run `cordon shim install --agent " + profile.name + "`, or set agents." + profile.name +
+                    ".binary in the configuration, or give the command after --");
+  return {binary};
 }
 
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request) {
   const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
   validate(config, profile, facts);
-  std::vector<std::string> command = resolve_command(profile, request);
+  std::vector<std::string> command = resolve_command(profile, facts, request);
 
   SandboxPlan plan;
   plan.agent = profile.name;
@@ -108,7 +116,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   auto session_file_args = data.add(kSessionFilePath, "");
   session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
 
-  MountPlan mounts = plan_mounts(config, profile, facts, data, session_args);
+  MountPlan mounts = plan_mounts(config, profile, facts, session_args);
   plan.writable = mounts.writable;
   plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
   data.files[session_index].content = serialize_session(plan.session);

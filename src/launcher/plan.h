@@ -40,6 +40,7 @@ struct SandboxPlan {
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request);
 
 // The command to run: the request's command, or the agent's binary when none was given.
-std::vector<std::string> resolve_command(const AgentProfile& profile, const LaunchRequest& request);
+std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,
+                                         const LaunchRequest& request);
 
 }  // namespace cordon

@@ -56,7 +56,8 @@ allow_ptrace = true
   EXPECT_EQ(p.binary, "/usr/local/bin/claude");
   EXPECT_EQ(p.home, (std::vector<std::string>{".claude", ".claude.json"}));
   EXPECT_TRUE(p.allow_ptrace);
-  EXPECT_TRUE(c.agents.count("generic"));  // built-in stays
+  EXPECT_TRUE(c.agents.count("generic"));  // built-ins stay
+  EXPECT_TRUE(c.agents.count("codex"));
 }
 
 struct BadCase {
@@ -111,6 +112,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[workspace\n", "1:"},                             // malformed TOML
         BadCase{"x = \"unterminated\n", "1:"},
         BadCase{"= 1\n", "1:"}));
+
+TEST(Config, ShippedAgentProfiles) {
+  Config c = default_config();
+  EXPECT_EQ(c.agent("claude").home, (std::vector<std::string>{".claude", ".claude.json"}));
+  EXPECT_EQ(c.agent("claude").env, (std::vector<std::string>{"ANTHROPIC_API_KEY"}));
+  EXPECT_EQ(c.agent("codex").home, (std::vector<std::string>{".codex"}));
+  EXPECT_EQ(c.agent("gemini").home, (std::vector<std::string>{".gemini"}));
+  EXPECT_TRUE(c.agent("generic").home.empty());
+  // A profile in the file replaces the shipped one.
+  Config custom = parse_config("[agents.claude]\nhome = [\".claude\"]\n", "t.toml");
+  EXPECT_EQ(custom.agent("claude").home, std::vector<std::string>{".claude"});
+  EXPECT_FALSE(custom.agent("claude").builtin);
+}
 
 TEST(Config, UnknownAgentNamesFix) {
   Config c = default_config();

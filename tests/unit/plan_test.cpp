@@ -127,7 +127,7 @@ TEST(Plan, ClearenvComesBeforeEverySetenv) {
 TEST(Plan, HomeInversionOrdering) {
   Config c = no_jail();
   c.home_keep_ro = {".vimrc", ".absent"};
-  AgentProfile claude{"claude", "", {".claude", ".claude.json"}, {}, false};
+  AgentProfile claude{"claude", "", {".claude", ".claude.json"}, {}, false, false};
   c.agents["claude"] = claude;
   LaunchRequest r = request();
   r.agent = "claude";
@@ -263,6 +263,26 @@ INSTANTIATE_TEST_SUITE_P(
       for (auto& ch : n) if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return n;
     });
+
+TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
+  HostFacts f = sample_facts();
+  LaunchRequest r;
+  r.agent = "codex";
+  try {
+    build_plan(no_jail(), f, r);
+    FAIL() << "planned a missing agent binary";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.fix()).find("cordon shim install --agent codex"), std::string::npos);
+  }
+  f.existing_paths.insert("/usr/local/libexec/cordon/agents/codex");
+  SandboxPlan plan = build_plan(no_jail(), f, r);
+  EXPECT_EQ(plan.argv.back(), "/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(plan.session.agent_binary, "/usr/local/libexec/cordon/agents/codex");
+  // With an explicit command the shim-less agent still runs (e.g. a shell in its profile).
+  r.command = {"bash"};
+  f.existing_paths.erase("/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(build_plan(no_jail(), f, r).argv.back(), "bash");
+}
 
 TEST(Plan, AgentBinaryRunsWhenNoCommand) {
   Config c = no_jail();
