@@ -14,6 +14,7 @@
 #include "launcher/doctor.h"
 #include "launcher/host_facts.h"
 #include "launcher/launch.h"
+#include "launcher/manifest.h"
 #include "launcher/paths.h"
 #include "launcher/plan.h"
 #include "launcher/weaken.h"
@@ -40,12 +41,40 @@ void add_session_options(CLI::App* cmd, SessionOptions& o) {
 #endif
 }
 
-SandboxPlan plan_for(const Config& config, const SessionOptions& o) {
+SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o) {
   LaunchRequest request{o.workspace, o.agent, o.command, config.source_path};
-  HostFacts facts = gather_host_facts(config, request);
   SandboxPlan plan = build_plan(config, facts, request);
   for (const auto& name : o.weaken) apply_weakening(plan, name);
   return plan;
+}
+
+HostFacts facts_for(const Config& config, const SessionOptions& o) {
+  return gather_host_facts(config, LaunchRequest{o.workspace, o.agent, o.command, config.source_path});
+}
+
+// A launch with its record: the manifest is written before anything runs (no record, no
+// run), the receipt when it ends, including a refused or failed launch.
+int launch(const Config& config, const SessionOptions& o) {
+  HostFacts facts = facts_for(config, o);
+  SandboxPlan plan = plan_for(config, facts, o);
+  SessionRecord record(config, facts, plan);
+  Receipt receipt;
+  try {
+    receipt.outcome = run_sandbox(plan, nullptr);
+  } catch (const Error& e) {
+    receipt.launch_error = e.what();
+    record.finish(receipt);
+    throw;
+  }
+  receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
+  record.finish(receipt);
+  if (!receipt.teardown_problems.empty()) {
+    for (const auto& problem : receipt.teardown_problems)
+      std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());
+    std::fprintf(stderr, "cordon: see %s\n", record.path().c_str());
+    return kExitLaunchRefused;
+  }
+  return receipt.outcome.exit_code;
 }
 
 void refuse_unbuilt_jail(const Config& config) {
@@ -109,6 +138,12 @@ int cli_main(int argc, char** argv) {
   verify->add_option("--test-weaken", verify_opts.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
       ->allow_extra_args(false);
 #endif
+  std::string session_id;
+  CLI::App* sessions = app.add_subcommand("sessions", "List recorded sessions, or show one (manifest + receipt)");
+  sessions->add_subcommand("list", "List recorded sessions");
+  CLI::App* sessions_show = sessions->add_subcommand("show", "Print one session record (JSON)");
+  sessions_show->add_option("id", session_id, "Session id from `cordon sessions list`")->required();
+  sessions->require_subcommand(1);
   bool doctor_json = false;
   CLI::App* doctor = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   doctor->add_flag("--json", doctor_json, "Machine-readable output");
@@ -124,15 +159,19 @@ int cli_main(int argc, char** argv) {
     Config config = load_config(config_path);
     if (*doctor) return print_doctor(run_doctor(config), doctor_json) == 0 ? 0 : 1;
     if (*show) {
-      print_argv(plan_for(config, argv_opts), argv_opts.json);
+      print_argv(plan_for(config, facts_for(config, argv_opts), argv_opts), argv_opts.json);
       return 0;
+    }
+    if (*sessions) {
+      std::string dir = sessions_dir(facts_for(config, {}));
+      return session_id.empty() ? print_sessions_list(dir) : print_session(dir, session_id);
     }
     refuse_unbuilt_jail(config);
     if (*verify) {
       verify_opts.command = battery_command(verify_opts.json);
-      return run_sandbox(plan_for(config, verify_opts));
+      return launch(config, verify_opts);
     }
-    return run_sandbox(plan_for(config, run_opts));
+    return launch(config, run_opts);
   } catch (const Error& e) {
     std::fprintf(stderr, "cordon: error: %s\n", e.what());
     if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", e.fix().c_str());

@@ -1,10 +1,17 @@
 #include "launcher/launch.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <chrono>
 #include <csignal>
 #include <string>
 #include <vector>
@@ -45,6 +52,13 @@ struct Placement {
   ::_exit(127);
 }
 
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 std::string read_all(int fd) {
   std::string text;
   char buffer[512];
@@ -78,9 +92,62 @@ void throw_child_report(const std::string& report) {
   throw Error(report.substr(0, newline), newline == std::string::npos ? "" : report.substr(newline + 1));
 }
 
+// The number after "key": in bwrap's JSON status lines, or "" when absent.
+std::string status_field(const std::string& status, const std::string& key) {
+  auto at = status.find("\"" + key + "\"");
+  if (at == std::string::npos) return {};
+  auto begin = status.find_first_of("0123456789", at + key.size() + 2);
+  auto end = status.find_first_not_of("0123456789", begin);
+  return begin == std::string::npos ? "" : status.substr(begin, end - begin);
+}
+
+// The launcher's remaining children: as child subreaper, every process of the session that
+// outlived its parent ends up here.
+std::vector<pid_t> remaining_children() {
+  std::vector<pid_t> out;
+  const std::string self = std::to_string(::getpid());
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return out;
+  while (dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::string stat = read_file_text(std::string("/proc/") + entry->d_name + "/stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string state, ppid;
+    fields >> state >> ppid;
+    if (ppid == self) out.push_back(static_cast<pid_t>(std::stoi(entry->d_name)));
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// Reaps what the sandbox left reparented to the launcher, waiting a bounded moment for the
+// ones still exiting; anything alive after that is named, killed and reaped.
+std::vector<std::string> reap_survivors() {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int status;
+    pid_t r;
+    while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    }
+    if (r < 0 && errno == ECHILD) return {};  // none left
+    ::usleep(2000);
+  }
+  std::vector<std::string> survivors;
+  for (pid_t pid : remaining_children()) {
+    std::string comm = read_file_text("/proc/" + std::to_string(pid) + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    survivors.push_back("pid " + std::to_string(pid) + " (" + comm + ")");
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  return survivors;
+}
+
 }  // namespace
 
-int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
+LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
+  const auto started = std::chrono::steady_clock::now();
   std::vector<UniqueFd> owned;
   std::vector<Placement> placements;
 
@@ -121,6 +188,9 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   char* empty_env[] = {nullptr};
   char** envp = plan.inherit_environment ? environ : empty_env;
   std::vector<int> moved(placements.size());
+  // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
+  // the launcher, which reaps them, instead of lingering as zombies under the host's init.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
@@ -162,9 +232,18 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   }
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
-  bool command_ran = read_all(status_read.get()).find("\"exit-code\"") != std::string::npos;
+  const std::string status = read_all(status_read.get());
+  LaunchOutcome outcome;
+  outcome.command_ran = !status_field(status, "exit-code").empty();
+  std::string sandbox_pid = status_field(status, "child-pid");
+  outcome.sandbox_pid = sandbox_pid.empty() ? -1 : std::stoi(sandbox_pid);
+  outcome.pid_namespace = status_field(status, "pid-namespace");
+  outcome.exit_code = exit_code_from_wait_status(wait_status);
+  outcome.duration_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (stage) stage->after_exit();
-  if (WIFEXITED(wait_status) && !command_ran) {
+  outcome.survivors = reap_survivors();
+  if (WIFEXITED(wait_status) && !outcome.command_ran) {
     throw_child_report(read_all(error_read.get()));
     if (WEXITSTATUS(wait_status) == 127)
       throw Error("could not execute " + plan.argv[0], "reinstall bubblewrap: apt-get install bubblewrap");
@@ -172,7 +251,7 @@ int run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
                     std::to_string(WEXITSTATUS(wait_status)) + " before starting the command; its message is above)",
                 "run `cordon doctor` to check the host; nothing ran");
   }
-  return exit_code_from_wait_status(wait_status);
+  return outcome;
 }
 
 }  // namespace cordon

@@ -4,14 +4,26 @@
 
 #include <sys/types.h>
 
+#include <string>
+#include <vector>
+
 #include "launcher/plan.h"
 
 namespace cordon {
 
-// Runs the plan to completion and returns the exit status to propagate: the command's own
-// status, or 128+N when it (or the sandbox) died of signal N. Throws cordon::Error when the
-// sandbox could not be set up (nothing ran).
-int run_sandbox(const SandboxPlan& plan, class LaunchStage* stage = nullptr);
+// How a launch ended, for the exit status and the teardown receipt.
+struct LaunchOutcome {
+  int exit_code = 0;             // the command's status, or 128+N for death by signal N
+  bool command_ran = false;      // bwrap reported the command's exit
+  int sandbox_pid = -1;          // bwrap's "child-pid": the sandbox's init, as the host sees it
+  std::string pid_namespace;     // bwrap's "pid-namespace" inode
+  double duration_seconds = 0;
+  std::vector<std::string> survivors;  // session processes alive after the sandbox exited (then killed)
+};
+
+// Runs the plan to completion. Throws cordon::Error when the sandbox could not be set up
+// (nothing ran) or its teardown could not be verified.
+LaunchOutcome run_sandbox(const SandboxPlan& plan, class LaunchStage* stage = nullptr);
 
 // A mechanism that must be in place around the fork, before bwrap starts (the egress jail).
 // The forked child runs in_child() and then execs bwrap; the parent runs after_fork().

@@ -1,0 +1,245 @@
+#include "launcher/manifest.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/sha256.h"
+#include "common/text.h"
+#include "launcher/seccomp_policy.h"
+#include "launcher/tool_versions.h"
+
+namespace cordon {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string utc_now() {
+  char buffer[32];
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+// mkdir -p with 0700 for directories cordon creates.
+void make_private_dirs(const std::string& path) {
+  std::string prefix;
+  std::stringstream parts(path);
+  std::string part;
+  while (std::getline(parts, part, '/')) {
+    if (part.empty()) continue;
+    prefix += "/" + part;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+      throw Error(errno_text("creating the session state directory " + prefix, errno),
+                  "make " + path + " writable by this user, or fix its parent's permissions");
+  }
+}
+
+std::string field(const char* key, const std::string& json_value) {
+  return std::string("\"") + key + "\":" + json_value;
+}
+
+std::string quoted(const std::string& text) { return json_string(text); }
+
+std::string kernel_release() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.release) : "";
+}
+
+std::string limits_json(const Config& config) {
+  std::string out = "{";
+  for (const auto& [key, value] : config.limits)
+    out += (out.size() > 1 ? "," : "") + quoted(key) + ":" + std::to_string(value);
+  return out + "}";
+}
+
+std::string network_json(const SessionInfo& s) {
+  if (!s.egress_jail) return "{\"mode\":\"host (egress jail disabled)\"}";
+  return "{\"mode\":\"egress-jail\",\"blackhole\":" + json_string_array(s.jail_blackholes) +
+         ",\"unreachable\":" + json_string_array(s.jail_unreachable) +
+         ",\"allow\":" + json_string_array(s.jail_allow) + ",\"gateway\":" + quoted(s.jail_gateway) +
+         ",\"dns_forward\":" + quoted(s.jail_dns) + "}";
+}
+
+}  // namespace
+
+std::string sessions_dir(const HostFacts& facts) {
+  if (facts.uid == 0) return "/var/lib/cordon/sessions";
+  const std::string* xdg = facts.env_value("XDG_STATE_HOME");
+  bool usable = xdg && !xdg->empty() && (*xdg)[0] == '/' &&
+                !(xdg->rfind(facts.workspace + "/", 0) == 0 || *xdg == facts.workspace);
+  return (usable ? *xdg : facts.home + "/.local/state") + "/cordon/sessions";
+}
+
+std::string new_session_id() {
+  char stamp[32];
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  unsigned char random[4] = {};
+  if (::getrandom(random, sizeof random, 0) != sizeof random)
+    throw Error(errno_text("getrandom", errno));
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%02x%02x%02x%02x", random[0], random[1], random[2], random[3]);
+  return std::string(stamp) + "-" + suffix;
+}
+
+SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
+  const std::string dir = sessions_dir(facts);
+  make_private_dirs(dir);
+  id_ = new_session_id();
+  path_ = dir + "/" + id_ + ".json";
+  const std::string config_text = config.file_found ? read_text(config.source_path) : "";
+  std::vector<std::string> env_names;
+  for (const auto& [name, value] : plan.env) env_names.push_back(name);
+  ToolVersions versions = tool_versions(facts, plan);
+
+  std::vector<std::string> members = {
+      field("session", quoted(id_)),
+      field("started", quoted(utc_now())),
+      field("uid", std::to_string(facts.uid)),
+      field("user", quoted(facts.user)),
+      field("config_path", quoted(config.source_path)),
+      field("config_sha256", config.file_found ? quoted(sha256_hex(config_text)) : "null"),
+      field("agent", quoted(plan.agent)),
+      field("workspace", quoted(plan.workspace)),
+      field("writable", json_string_array(plan.writable)),
+      field("env_names", json_string_array(env_names)),
+      field("bwrap_argv", json_string_array(plan.argv)),
+      field("seccomp_rules_digest", quoted(plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp)))),
+      field("network", network_json(plan.session)),
+      field("limits", limits_json(config)),
+      field("versions", "{\"cordon\":" + quoted(versions.cordon) + ",\"bwrap\":" + quoted(versions.bwrap) +
+                            ",\"pasta\":" + quoted(versions.pasta) + ",\"kernel\":" + quoted(kernel_release()) + "}"),
+  };
+  for (size_t i = 0; i < members.size(); ++i) manifest_json_ += (i ? "," : "") + members[i];
+  write("{" + manifest_json_ + ",\"receipt\":null}\n");
+}
+
+void SessionRecord::finish(const Receipt& r) {
+  const LaunchOutcome& o = r.outcome;
+  std::string receipt = "{" + field("ended", quoted(utc_now())) + "," +
+                        field("launch_error", r.launch_error.empty() ? "null" : quoted(r.launch_error)) + "," +
+                        field("command_ran", o.command_ran ? "true" : "false") + "," +
+                        field("exit_code", std::to_string(o.exit_code)) + "," +
+                        field("signal", o.exit_code > 128 && o.exit_code < 160 ? std::to_string(o.exit_code - 128) : "null") + "," +
+                        field("duration_seconds", std::to_string(o.duration_seconds)) + "," +
+                        field("limit_hits", json_string_array(r.limit_hits)) + "," +
+                        field("teardown", "{\"verified\":" + std::string(r.teardown_problems.empty() ? "true" : "false") +
+                                              ",\"problems\":" + json_string_array(r.teardown_problems) + "}") +
+                        "}";
+  write("{" + manifest_json_ + ",\"receipt\":" + receipt + "}\n");
+}
+
+void SessionRecord::write(const std::string& json) const {
+  // Atomic replace: a reader never sees half a record.
+  std::string temporary = path_ + ".tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw Error(errno_text("writing the session record " + temporary, errno));
+  bool ok = ::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0)
+    throw Error(errno_text("writing the session record " + path_, errno));
+}
+
+namespace {
+
+std::vector<std::string> processes_in_pid_namespace(const std::string& wanted) {
+  std::vector<std::string> problems;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return {"cannot read /proc to verify teardown"};
+  while (dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    char target[64];
+    std::string link = std::string("/proc/") + entry->d_name + "/ns/pid";
+    ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+    // A zombie holds nothing but its pid; the kernel has already torn down the rest.
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == wanted &&
+        read_text(std::string("/proc/") + entry->d_name + "/stat").find(") Z ") == std::string::npos)
+      problems.push_back("process " + std::string(entry->d_name) + " of the sandbox's pid namespace is still running");
+  }
+  ::closedir(proc);
+  return problems;
+}
+
+}  // namespace
+
+std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcome) {
+  std::vector<std::string> survivors;
+  for (const auto& s : outcome.survivors) survivors.push_back(s + " outlived the sandbox (killed)");
+  if (!survivors.empty()) return survivors;
+  if (outcome.pid_namespace.empty()) return {};
+  const std::string wanted = "pid:[" + outcome.pid_namespace + "]";
+  char own[64] = {};
+  if (::readlink("/proc/self/ns/pid", own, sizeof own - 1) > 0 && wanted == own)
+    return {"the sandbox shared the launcher's pid namespace: its processes cannot be accounted for"};
+  // The kernel kills the namespace's processes when its init exits; reaping them is
+  // asynchronous, so allow a bounded moment before calling any survivor a failure.
+  std::vector<std::string> problems;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    problems = processes_in_pid_namespace(wanted);
+    if (problems.empty()) break;
+    ::usleep(2000);
+  }
+  return problems;
+}
+
+int print_sessions_list(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    std::printf("no sessions recorded in %s\n", dir.c_str());
+    return 0;
+  }
+  std::vector<std::string> ids;
+  while (dirent* entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) ids.push_back(name.substr(0, name.size() - 5));
+  }
+  ::closedir(d);
+  std::sort(ids.begin(), ids.end());
+  std::printf("%-26s %-8s %-10s %s\n", "SESSION", "EXIT", "AGENT", "WORKSPACE");
+  for (const auto& id : ids) {
+    std::string text = read_text(dir + "/" + id + ".json");
+    auto value = [&](const std::string& key) {
+      auto at = text.find("\"" + key + "\":");
+      if (at == std::string::npos) return std::string("?");
+      at += key.size() + 3;
+      if (text[at] == '"') return text.substr(at + 1, text.find('"', at + 1) - at - 1);
+      return text.substr(at, text.find_first_of(",}", at) - at);
+    };
+    bool finished = text.find("\"receipt\":null") == std::string::npos;
+    std::printf("%-26s %-8s %-10s %s\n", id.c_str(), finished ? value("exit_code").c_str() : "running",
+                value("agent").c_str(), value("workspace").c_str());
+  }
+  return 0;
+}
+
+int print_session(const std::string& dir, const std::string& id) {
+  if (id.find('/') != std::string::npos || id.find("..") != std::string::npos)
+    throw Error("invalid session id " + id, "use an id from `cordon sessions list`", kExitConfigError);
+  std::string text = read_text(dir + "/" + id + ".json");
+  if (text.empty())
+    throw Error("no session " + id + " in " + dir, "use an id from `cordon sessions list`", kExitConfigError);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace cordon

@@ -1,0 +1,59 @@
+// The run manifest and teardown receipt: a JSON record of every launch, written before the
+// command runs and completed when it ends, in a state directory the sandbox cannot write.
+// It never holds secrets: environment variables are recorded by name only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/config.h"
+#include "launcher/host_facts.h"
+#include "launcher/launch.h"
+#include "launcher/plan.h"
+
+namespace cordon {
+
+// root: /var/lib/cordon/sessions; others: $XDG_STATE_HOME/cordon/sessions (when absolute and
+// outside the workspace), else ~/.local/state/cordon/sessions.
+std::string sessions_dir(const HostFacts& facts);
+
+// A new session id: UTC start time + 8 random hex digits.
+std::string new_session_id();
+
+struct Receipt {
+  LaunchOutcome outcome;
+  std::vector<std::string> limit_hits;
+  std::vector<std::string> teardown_problems;  // empty = verified clean
+  std::string launch_error;                    // set when the launch was refused or failed
+};
+
+class SessionRecord {
+ public:
+  // Writes the manifest (atomically); throws cordon::Error when it cannot, so nothing runs
+  // without a record.
+  SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan);
+
+  // Completes the record with the receipt (atomically replaces the file).
+  void finish(const Receipt& receipt);
+
+  const std::string& id() const { return id_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void write(const std::string& json) const;
+  std::string id_;
+  std::string path_;
+  std::string manifest_json_;  // the manifest object's members, without braces
+};
+
+// Teardown check: no process of the sandbox's pid namespace is left.
+std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcome);
+
+// `cordon sessions list` / `show ID`.
+int print_sessions_list(const std::string& dir);
+int print_session(const std::string& dir, const std::string& id);
+
+}  // namespace cordon

@@ -1,0 +1,115 @@
+// Every launch leaves a manifest + teardown receipt outside the sandbox's reach, with no
+// secret values in it. Real launches, as root and as the unprivileged test user.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+namespace {
+
+enum class Who { Root, User };
+
+class Manifest : public ::testing::TestWithParam<Who> {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create the test user";
+    auto user = unprivileged_identity();
+    ASSERT_TRUE(user);
+    who_ = GetParam() == Who::Root ? root_identity() : *user;
+    base_ = std::make_unique<TempDir>("/tmp/cordon-manifest-");
+    cordon_ = stage_install(base_->path() + "/prefix");
+    config_ = base_->path() + "/cordon.toml";
+    write_file(config_, "[network]\negress_jail = false\n");
+    workspace_ = base_->path() + "/ws";
+    fs::create_directories(workspace_);
+    chown_tree(workspace_, who_.uid, who_.gid);
+    dir_ = who_.uid == 0 ? "/var/lib/cordon/sessions" : who_.home + "/.local/state/cordon/sessions";
+  }
+
+  std::set<std::string> records() {
+    std::set<std::string> out;
+    if (fs::exists(dir_))
+      for (const auto& e : fs::directory_iterator(dir_))
+        if (e.path().extension() == ".json") out.insert(e.path().string());
+    return out;
+  }
+
+  RunResult cordon(const std::vector<std::string>& args, std::map<std::string, std::string> extra = {}) {
+    RunOptions o;
+    o.env = base_env(who_, extra);
+    o.as = who_;
+    o.cwd = workspace_;
+    std::vector<std::string> argv = {cordon_, "--config", config_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, o);
+  }
+
+  Identity who_;
+  std::unique_ptr<TempDir> base_;
+  std::string cordon_, config_, workspace_, dir_;
+};
+
+TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {
+  auto before = records();
+  RunResult r = cordon({"run", "--workspace", workspace_, "--", "/bin/sh", "-c",
+                        "touch " + dir_ + "/forged.json 2>/dev/null && echo FORGED; exit 3"},
+                       {{"GH_TOKEN", "ghp_manifest_canary"}});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out.find("FORGED"), std::string::npos) << "the sandbox wrote into the state directory";
+  auto after = records();
+  ASSERT_EQ(after.size(), before.size() + 1);
+  std::string path;
+  for (const auto& p : after)
+    if (!before.count(p)) path = p;
+  std::string json = read_file(path);
+  EXPECT_NE(json.find("\"exit_code\":3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"teardown\":{\"verified\":true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"bwrap_argv\":[\"/usr/bin/bwrap\""), std::string::npos);
+  EXPECT_NE(json.find("\"config_sha256\":\""), std::string::npos);
+  EXPECT_NE(json.find("\"seccomp_rules_digest\":\""), std::string::npos);
+  EXPECT_NE(json.find("\"kernel\":\""), std::string::npos);
+  EXPECT_EQ(json.find("ghp_manifest_canary"), std::string::npos) << "a secret value reached the record";
+
+  std::string id = fs::path(path).stem().string();
+  RunResult show = cordon({"sessions", "show", id});
+  EXPECT_EQ(show.exit_code, 0);
+  EXPECT_EQ(show.out, json);
+  RunResult list = cordon({"sessions", "list"});
+  EXPECT_NE(list.out.find(id), std::string::npos) << list.out;
+  fs::remove(path);
+}
+
+TEST_P(Manifest, RefusedLaunchIsRecordedToo) {
+  auto before = records();
+  RunResult r = cordon({"run", "--workspace", workspace_, "--test-weaken", "bind:/nonexistent-cordon", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  auto after = records();
+  ASSERT_EQ(after.size(), before.size() + 1);
+  for (const auto& p : after)
+    if (!before.count(p)) {
+      std::string json = read_file(p);
+      EXPECT_NE(json.find("\"command_ran\":false"), std::string::npos) << json;
+      EXPECT_NE(json.find("\"launch_error\":\"sandbox setup failed"), std::string::npos) << json;
+      fs::remove(p);
+    }
+}
+
+TEST_P(Manifest, TeardownFailureIsLoud) {
+  // Without its own pid namespace the sandbox's background process outlives the command.
+  RunResult r = cordon({"run", "--workspace", workspace_, "--test-weaken", "no-unshare-pid", "--", "/bin/sh", "-c",
+                        "/bin/sleep 3 >/dev/null 2>&1 & exit 0"});
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("TEARDOWN FAILED"), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(As, Manifest, ::testing::Values(Who::Root, Who::User),
+                         [](const auto& info) { return info.param == Who::Root ? "root" : "unprivileged"; });
+
+}  // namespace
+}  // namespace cordon::testing
