@@ -27,6 +27,7 @@ struct SessionOptions {
   std::string agent;
   std::vector<std::string> command;
   std::vector<std::string> weaken;  // test hooks only
+  std::vector<std::string> limits;  // --limit NAME=VALUE
   bool json = false;
 };
 
@@ -34,6 +35,8 @@ void add_session_options(CLI::App* cmd, SessionOptions& o) {
   cmd->add_option("--workspace", o.workspace, "Directory bound read-write (default: config, then $PWD)");
   cmd->add_option("--agent", o.agent, "Agent profile to apply (default: generic)");
   // The command is a positional list; options after `--` belong to it, never to cordon.
+  cmd->add_option("--limit", o.limits, "Lower a configured resource limit for this run: NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
 #ifdef CORDON_TEST_HOOKS
   cmd->add_option("--test-weaken", o.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
@@ -42,14 +45,14 @@ void add_session_options(CLI::App* cmd, SessionOptions& o) {
 }
 
 SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o) {
-  LaunchRequest request{o.workspace, o.agent, o.command, config.source_path};
+  LaunchRequest request{o.workspace, o.agent, o.command, config.source_path, o.limits};
   SandboxPlan plan = build_plan(config, facts, request);
   for (const auto& name : o.weaken) apply_weakening(plan, name);
   return plan;
 }
 
 HostFacts facts_for(const Config& config, const SessionOptions& o) {
-  return gather_host_facts(config, LaunchRequest{o.workspace, o.agent, o.command, config.source_path});
+  return gather_host_facts(config, LaunchRequest{o.workspace, o.agent, o.command, config.source_path, o.limits});
 }
 
 // A launch with its record: the manifest is written before anything runs (no record, no
@@ -67,7 +70,10 @@ int launch(const Config& config, const SessionOptions& o) {
     throw;
   }
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
+  receipt.limit_hits = receipt.outcome.limit_hits;
   record.finish(receipt);
+  for (const auto& hit : receipt.limit_hits)
+    std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
   if (!receipt.teardown_problems.empty()) {
     for (const auto& problem : receipt.teardown_problems)
       std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());

@@ -137,6 +137,13 @@ const std::vector<std::string> kLimitKeys = {"wall_clock_seconds", "nofile", "np
                                              "fsize_bytes", "as_bytes", "memory_max_bytes",
                                              "pids_max"};
 
+void check_limit_name(const Origin& o, const toml::node& n, const std::string& key,
+                      const std::string& v) {
+  for (const auto& name : kLimitKeys)
+    if (v == name) return;
+  fail(o, n, key, "\"" + v + "\" is not a limit name");
+}
+
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
   only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace"});
@@ -208,6 +215,10 @@ void apply(const Origin& o, const toml::table& root, Config& c) {
     const auto& t = as_table(o, *n, "limits");
     for (const auto& [k, v] : t) {
       std::string key = "limits." + std::string(k.str());
+      if (k.str() == "best_effort") {
+        c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
+        continue;
+      }
       bool known = false;
       for (const auto& name : kLimitKeys) known = known || k.str() == name;
       if (!known) fail_at(o, k.source(), key, "unknown key");
@@ -300,6 +311,7 @@ std::vector<std::string> config_schema_keys() {
       "agents.*.binary",       "agents.*.home",         "agents.*.env",
       "agents.*.allow_ptrace"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + k);
+  keys.push_back("limits.best_effort");
   return keys;
 }
 

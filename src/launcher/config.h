@@ -52,8 +52,9 @@ struct Config {
   std::vector<std::string> allow_ip;      // IPv4 addresses or CIDRs, validated
   std::string dns_forward = "auto";       // "auto" or an IPv4 address
 
-  // [limits] (placeholder; enforced by the sessions work)
+  // [limits]
   std::map<std::string, long long> limits;
+  std::vector<std::string> limits_best_effort;  // limits allowed to go unenforced on this host
 
   // [agents.NAME]
   std::map<std::string, AgentProfile> agents;

@@ -147,6 +147,12 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     if (n > 0) f.namespaces[kind] = std::string(target, static_cast<size_t>(n));
   }
 
+  std::string cgroup = read_text("/proc/self/cgroup");
+  if (cgroup.rfind("0::", 0) == 0 && !read_text("/sys/fs/cgroup/cgroup.controllers").empty()) {
+    std::string path = "/sys/fs/cgroup" + cgroup.substr(3, cgroup.find('\n') - 3);
+    f.cgroup_v2_delegated = ::access(path.c_str(), W_OK) == 0;
+  }
+
   char target[PATH_MAX];
   ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);
   if (n > 0) {

@@ -19,6 +19,7 @@ struct LaunchRequest {
   std::string agent;                  // --agent, "" = "generic"
   std::vector<std::string> command;   // after "--"
   std::string config_path;            // the file the config came from
+  std::vector<std::string> limit_overrides;  // --limit NAME=VALUE (may only lower)
 };
 
 struct HostFacts {
@@ -38,6 +39,7 @@ struct HostFacts {
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;  // set when /etc/resolv.conf links into /run
+  bool cgroup_v2_delegated = false;  // own cgroup v2 directory is writable
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

@@ -195,6 +195,12 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
     run_stage_in_child(stage, error_write.get());
+    if (!apply_rlimits(plan.limits)) {
+      const char report[] = "could not apply the session's resource limits (setrlimit)\n";
+      ssize_t ignored = ::write(error_write.get(), report, sizeof report - 1);
+      (void)ignored;
+      ::_exit(kExitLaunchRefused);
+    }
     exec_bwrap(placements, moved, argv.data(), envp, original);
   }
   ChildProcess child(pid);
@@ -212,9 +218,26 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   }
 
   int wait_status = 0;
+  const auto deadline = started + std::chrono::seconds(plan.limits.wall_clock_seconds);
+  bool wall_clock_hit = false;
   for (;;) {
     siginfo_t info{};
-    int sig = ::sigwaitinfo(&watched, &info);
+    int sig;
+    if (plan.limits.wall_clock_seconds > 0 && !wall_clock_hit) {
+      auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
+        // every process of its pid namespace.
+        wall_clock_hit = true;
+        ::kill(child.pid(), SIGKILL);
+        continue;
+      }
+      timespec timeout{static_cast<time_t>(left.count() / 1000000000), static_cast<long>(left.count() % 1000000000)};
+      sig = ::sigtimedwait(&watched, &info, &timeout);
+      if (sig < 0 && errno == EAGAIN) continue;
+    } else {
+      sig = ::sigwaitinfo(&watched, &info);
+    }
     if (sig < 0) {
       if (errno == EINTR) continue;
       throw Error(errno_text("sigwaitinfo", errno));
@@ -241,6 +264,9 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   outcome.exit_code = exit_code_from_wait_status(wait_status);
   outcome.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");
+  for (const auto& r : plan.limits.rlimits)
+    if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
   if (stage) stage->after_exit();
   outcome.survivors = reap_survivors();
   if (WIFEXITED(wait_status) && !outcome.command_ran) {

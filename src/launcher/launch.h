@@ -19,6 +19,7 @@ struct LaunchOutcome {
   std::string pid_namespace;     // bwrap's "pid-namespace" inode
   double duration_seconds = 0;
   std::vector<std::string> survivors;  // session processes alive after the sandbox exited (then killed)
+  std::vector<std::string> limit_hits; // budgets the session ran into
 };
 
 // Runs the plan to completion. Throws cordon::Error when the sandbox could not be set up

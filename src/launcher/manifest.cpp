@@ -63,11 +63,14 @@ std::string kernel_release() {
   return ::uname(&u) == 0 ? std::string(u.release) : "";
 }
 
-std::string limits_json(const Config& config) {
-  std::string out = "{";
-  for (const auto& [key, value] : config.limits)
-    out += (out.size() > 1 ? "," : "") + quoted(key) + ":" + std::to_string(value);
-  return out + "}";
+std::string limits_json(const LimitPlan& limits) {
+  std::string values = "{";
+  for (const auto& r : limits.rlimits)
+    values += (values.size() > 1 ? "," : "") + quoted(r.name) + ":" + std::to_string(r.value);
+  if (limits.wall_clock_seconds > 0)
+    values += (values.size() > 1 ? "," : "") + std::string("\"wall_clock_seconds\":") + std::to_string(limits.wall_clock_seconds);
+  return "{\"values\":" + values + "},\"enforced\":" + json_string_array(limits.enforced) +
+         ",\"not_enforced\":" + json_string_array(limits.not_enforced) + "}";
 }
 
 std::string network_json(const SessionInfo& s) {
@@ -126,7 +129,7 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
       field("bwrap_argv", json_string_array(plan.argv)),
       field("seccomp_rules_digest", quoted(plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp)))),
       field("network", network_json(plan.session)),
-      field("limits", limits_json(config)),
+      field("limits", limits_json(plan.limits)),
       field("versions", "{\"cordon\":" + quoted(versions.cordon) + ",\"bwrap\":" + quoted(versions.bwrap) +
                             ",\"pasta\":" + quoted(versions.pasta) + ",\"kernel\":" + quoted(kernel_release()) + "}"),
   };

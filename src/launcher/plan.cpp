@@ -49,11 +49,6 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (!profile.binary.empty() && !f.exists(profile.binary))
     throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
                 "install the agent, or fix agents." + profile.name + ".binary in " + config.source_path);
-  if (!config.limits.empty())
-    throw Error("[limits] are configured but this version of cordon cannot enforce them",
-                "remove the [limits] section from " + config.source_path +
-                    " (a configured limit that is not enforced would be a false promise)",
-                kExitConfigError);
 }
 
 std::vector<std::string> namespace_args() {
@@ -106,6 +101,9 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.agent = profile.name;
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
+  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
+                            config.limits_best_effort, facts.uid, facts.cgroup_v2_delegated,
+                            config.source_path);
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
 

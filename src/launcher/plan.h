@@ -9,6 +9,7 @@
 #include "launcher/config.h"
 #include "launcher/env.h"
 #include "launcher/host_facts.h"
+#include "launcher/limits.h"
 #include "launcher/mounts.h"
 #include "launcher/seccomp_policy.h"
 
@@ -31,6 +32,7 @@ struct SandboxPlan {
   std::string chdir;
   std::string agent;
   SessionInfo session;
+  LimitPlan limits;
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap
   bool skip_seccomp = false;         // no filter at kSeccompFd

@@ -263,9 +263,10 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
   EXPECT_NE(agent.err.find("/opt/ghost/bin/ghost does not exist"), std::string::npos) << agent.err;
 
   std::string limits_config = base_->path() + "/limits.toml";
-  write_file(limits_config, "[network]\negress_jail = false\n[limits]\nnofile = 64\n");
+  write_file(limits_config, "[network]\negress_jail = false\n[limits]\nmemory_max_bytes = 1073741824\n");
   RunResult limits = run({cordon_, "--config", limits_config, "run", "--", "/usr/bin/touch", marker}, o);
-  EXPECT_EQ(limits.exit_code, 2);
+  EXPECT_EQ(limits.exit_code, 125);
+  EXPECT_NE(limits.err.find("cannot be enforced"), std::string::npos) << limits.err;
 
   RunResult argv = run({cordon_, "--config", config_, "argv", "--json", "--", "/usr/bin/touch", marker}, o);
   EXPECT_EQ(argv.exit_code, 0) << argv.err;

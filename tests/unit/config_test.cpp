@@ -104,6 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[network]\ndns_forward = \"here\"\n", "must be \"auto\" or an IPv4 address"},
         BadCase{"[limits]\nnofile = -1\n", "limits.nofile: must not be negative"},
         BadCase{"[limits]\ncpu = 1\n", "limits.cpu: unknown key"},
+        BadCase{"[limits]\nbest_effort = [\"cpu\"]\n", "\"cpu\" is not a limit name"},
         BadCase{"[agents.claude]\nbinary = \"claude\"\n", "agents.claude.binary: \"claude\" must be an absolute path"},
         BadCase{"[agents.claude]\nhome = [\".claude\"]\nhme = 1\n", "agents.claude.hme: unknown key"},
         BadCase{"[agents.\"a b\"]\n", "profile names use letters"},

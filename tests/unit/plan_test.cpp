@@ -255,7 +255,10 @@ INSTANTIATE_TEST_SUITE_P(
                   r.agent = "codex"; }, "binary /usr/local/bin/codex does not exist"},
         Refusal{"unknown agent", [](Config&, HostFacts&, LaunchRequest& r) { r.agent = "ghost"; }, "unknown agent profile"},
         Refusal{"no command", [](Config&, HostFacts&, LaunchRequest& r) { r.command.clear(); }, "no command"},
-        Refusal{"limits not enforceable", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["nofile"] = 10; }, "limits"},
+        Refusal{"memory budget without cgroup v2", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; }, "cannot be enforced here"},
+        Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
+        Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
+        Refusal{"unknown limit override", [](Config&, HostFacts&, LaunchRequest& r) { r.limit_overrides = {"cpu=1"}; }, "NAME=NUMBER"},
         Refusal{"newline in workspace", [](Config&, HostFacts& f, LaunchRequest&) {
                   f.workspace = "/src/a\nb"; f.directories.insert(f.workspace); }, "newline"}),
     [](const auto& info) {
@@ -294,6 +297,24 @@ TEST(Plan, AgentBinaryRunsWhenNoCommand) {
   SandboxPlan plan = build_plan(c, f, r);
   EXPECT_EQ(plan.argv.back(), "/opt/claude/bin/claude");
   EXPECT_EQ(plan.argv[plan.argv.size() - 2], "--");
+}
+
+TEST(Limits, PlannedFromConfigAndOverrides) {
+  Config c = no_jail();
+  c.limits = {{"nofile", 256}, {"fsize_bytes", 1 << 20}, {"wall_clock_seconds", 60}, {"pids_max", 100}};
+  c.limits_best_effort = {"pids_max"};
+  LaunchRequest r = request();
+  r.limit_overrides = {"nofile=128", "as_bytes=1000000000"};
+  SandboxPlan plan = build_plan(c, sample_facts(), r);
+  EXPECT_EQ(plan.limits.wall_clock_seconds, 60);
+  std::map<std::string, rlim_t> set;
+  for (const auto& l : plan.limits.rlimits) set[l.name] = l.value;
+  EXPECT_EQ(set.at("core"), 0u);
+  EXPECT_EQ(set.at("nofile"), 128u);  // lowered for this run
+  EXPECT_EQ(set.at("fsize_bytes"), 1u << 20);
+  EXPECT_EQ(set.at("as_bytes"), 1000000000u);
+  ASSERT_EQ(plan.limits.not_enforced.size(), 1u);
+  EXPECT_EQ(plan.limits.not_enforced[0].rfind("pids_max", 0), 0u);
 }
 
 TEST(GitConfig, IdentityPrecedenceAndEscaping) {

@@ -1,0 +1,101 @@
+#include "launcher/limits.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace cordon {
+namespace {
+
+struct RlimitKey {
+  const char* key;
+  int resource;
+};
+
+constexpr RlimitKey kRlimits[] = {{"nofile", RLIMIT_NOFILE},
+                                  {"nproc", RLIMIT_NPROC},
+                                  {"fsize_bytes", RLIMIT_FSIZE},
+                                  {"as_bytes", RLIMIT_AS}};
+
+bool listed(const std::vector<std::string>& list, const std::string& key) {
+  return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+}  // namespace
+
+std::map<std::string, long long> merge_limit_overrides(const Config& config,
+                                                       const std::vector<std::string>& overrides) {
+  std::map<std::string, long long> merged = config.limits;
+  for (const auto& item : overrides) {
+    auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
+    bool numeric = !digits.empty() && digits.size() < 19 &&
+                   std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool known = key == "wall_clock_seconds" || key == "memory_max_bytes" || key == "pids_max";
+    for (const auto& r : kRlimits) known = known || key == r.key;
+    if (!known || !numeric)
+      throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of wall_clock_seconds, nofile, "
+                  "nproc, fsize_bytes, as_bytes, memory_max_bytes, pids_max",
+                  "for example --limit nofile=256", kExitConfigError);
+    long long value = std::stoll(digits);
+    auto configured = config.limits.find(key);
+    if (configured != config.limits.end() && value > configured->second)
+      throw Error("--limit " + item + " would raise the configured " + key + " (" +
+                      std::to_string(configured->second) + "): a run may only lower a limit",
+                  "ask the operator to change [limits] in " + config.source_path, kExitConfigError);
+    merged[key] = value;
+  }
+  return merged;
+}
+
+LimitPlan plan_limits(const std::map<std::string, long long>& limits,
+                      const std::vector<std::string>& best_effort, unsigned uid,
+                      bool cgroup_v2_delegated, const std::string& config_path) {
+  LimitPlan plan;
+  // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
+  plan.rlimits.push_back({RLIMIT_CORE, 0, "core"});
+  plan.enforced.push_back("core");
+  auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
+    if (listed(best_effort, key)) {
+      plan.not_enforced.push_back(key + " (" + why + ")");
+      return;
+    }
+    throw Error("limits." + key + " is configured but cannot be enforced here: " + why,
+                fix + ", or add \"" + key + "\" to limits.best_effort in " + config_path);
+  };
+  for (const auto& [key, value] : limits) {
+    if (key == "wall_clock_seconds") {
+      plan.wall_clock_seconds = value;
+      plan.enforced.push_back(key);
+      continue;
+    }
+    if (key == "memory_max_bytes" || key == "pids_max") {
+      // cgroup v2 budgets need a delegated subtree; this version does not drive cgroups yet.
+      cannot(key, cgroup_v2_delegated ? "cgroup budgets are not implemented by this version"
+                                      : "no delegated cgroup v2 subtree on this host",
+             "use as_bytes / nproc instead");
+      continue;
+    }
+    if (key == "nproc" && uid == 0) {
+      cannot(key, "the kernel does not apply RLIMIT_NPROC to uid 0", "launch the session as an ordinary user");
+      continue;
+    }
+    for (const auto& r : kRlimits)
+      if (key == r.key) {
+        plan.rlimits.push_back({r.resource, static_cast<rlim_t>(value), key});
+        plan.enforced.push_back(key);
+      }
+  }
+  return plan;
+}
+
+bool apply_rlimits(const LimitPlan& plan) {
+  for (const auto& r : plan.rlimits) {
+    rlimit limit{r.value, r.value};
+    if (::setrlimit(r.resource, &limit) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace cordon
