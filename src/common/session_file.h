@@ -36,6 +36,8 @@ struct SessionInfo {
   std::vector<std::string> jail_allow;         // /32 punches and allow-listed prefixes
   std::string jail_gateway;
   std::string jail_dns;
+  std::vector<std::string> limits;   // "nofile=1024", "wall_clock_seconds=28800", ...
+  std::string last_verify;           // outcome of the last `cordon verify` before this launch
 };
 
 std::string serialize_session(const SessionInfo& info);

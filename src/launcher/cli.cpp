@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "launcher/host_facts.h"
 #include "launcher/launch.h"
 #include "launcher/manifest.h"
+#include "launcher/status.h"
 #include "launcher/paths.h"
 #include "launcher/plan.h"
 #include "launcher/weaken.h"
@@ -57,7 +60,7 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 
 // A launch with its record: the manifest is written before anything runs (no record, no
 // run), the receipt when it ends, including a refused or failed launch.
-int launch(const Config& config, const SessionOptions& o) {
+int launch(const Config& config, const SessionOptions& o, bool is_verify = false) {
   HostFacts facts = facts_for(config, o);
   SandboxPlan plan = plan_for(config, facts, o);
   SessionRecord record(config, facts, plan);
@@ -72,6 +75,7 @@ int launch(const Config& config, const SessionOptions& o) {
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   record.finish(receipt);
+  if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   for (const auto& hit : receipt.limit_hits)
     std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
   if (!receipt.teardown_problems.empty()) {
@@ -144,6 +148,11 @@ int cli_main(int argc, char** argv) {
   verify->add_option("--test-weaken", verify_opts.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
       ->allow_extra_args(false);
 #endif
+  SessionOptions status_opts;
+  CLI::App* status = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
+  status->add_option("--workspace", status_opts.workspace, "Workspace to describe (outside a sandbox)");
+  status->add_option("--agent", status_opts.agent, "Agent profile to describe (outside a sandbox)");
+  status->add_flag("--json", status_opts.json, "Machine-readable output");
   std::string session_id;
   CLI::App* sessions = app.add_subcommand("sessions", "List recorded sessions, or show one (manifest + receipt)");
   sessions->add_subcommand("list", "List recorded sessions");
@@ -162,7 +171,27 @@ int cli_main(int argc, char** argv) {
   }
 
   try {
+    if (*status) {
+      // Inside a sandbox the launcher's own record of intent is the answer.
+      std::ifstream in(kSessionFilePath);
+      if (in) {
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string problem;
+        if (auto session = parse_session(text.str(), &problem)) {
+          StatusView view{true, *session};
+          std::fputs((status_opts.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+          return 0;
+        }
+      }
+    }
     Config config = load_config(config_path);
+    if (*status) {
+      status_opts.command = {"/bin/true"};
+      StatusView view{false, plan_for(config, facts_for(config, status_opts), status_opts).session};
+      std::fputs((status_opts.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+      return 0;
+    }
     if (*doctor) return print_doctor(run_doctor(config), doctor_json) == 0 ? 0 : 1;
     if (*show) {
       print_argv(plan_for(config, facts_for(config, argv_opts), argv_opts), argv_opts.json);
@@ -175,7 +204,7 @@ int cli_main(int argc, char** argv) {
     refuse_unbuilt_jail(config);
     if (*verify) {
       verify_opts.command = battery_command(verify_opts.json);
-      return launch(config, verify_opts);
+      return launch(config, verify_opts, true);
     }
     return launch(config, run_opts);
   } catch (const Error& e) {

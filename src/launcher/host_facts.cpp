@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "launcher/manifest.h"
 #include "launcher/mounts.h"
 #include "launcher/paths.h"
 
@@ -147,6 +148,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     if (n > 0) f.namespaces[kind] = std::string(target, static_cast<size_t>(n));
   }
 
+  f.last_verify = read_last_verify(sessions_dir(f));
   std::string cgroup = read_text("/proc/self/cgroup");
   if (cgroup.rfind("0::", 0) == 0 && !read_text("/sys/fs/cgroup/cgroup.controllers").empty()) {
     std::string path = "/sys/fs/cgroup" + cgroup.substr(3, cgroup.find('\n') - 3);

@@ -40,6 +40,7 @@ struct HostFacts {
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;  // set when /etc/resolv.conf links into /run
   bool cgroup_v2_delegated = false;  // own cgroup v2 directory is writable
+  std::string last_verify;           // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

@@ -205,6 +205,19 @@ std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcom
   return problems;
 }
 
+void record_last_verify(const std::string& dir, int battery_exit_code) {
+  std::string line = (battery_exit_code == 0 ? std::string("PASS") : "FAIL (" + std::to_string(battery_exit_code) + ")") +
+                     " at " + utc_now() + "\n";
+  std::ofstream out(dir + "/../last-verify", std::ios::trunc);
+  out << line;
+}
+
+std::string read_last_verify(const std::string& dir) {
+  std::string text = read_text(dir + "/../last-verify");
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
 int print_sessions_list(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) {

@@ -52,6 +52,10 @@ class SessionRecord {
 // Teardown check: no process of the sandbox's pid namespace is left.
 std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcome);
 
+// The outcome of the latest `cordon verify`, kept next to the session records.
+void record_last_verify(const std::string& sessions_dir, int battery_exit_code);
+std::string read_last_verify(const std::string& sessions_dir);
+
 // `cordon sessions list` / `show ID`.
 int print_sessions_list(const std::string& dir);
 int print_session(const std::string& dir, const std::string& id);

@@ -117,6 +117,10 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   MountPlan mounts = plan_mounts(config, profile, facts, session_args);
   plan.writable = mounts.writable;
   plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
+  if (plan.limits.wall_clock_seconds > 0)
+    plan.session.limits.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+  plan.session.last_verify = facts.last_verify;
   data.files[session_index].content = serialize_session(plan.session);
   plan.data_files = std::move(data.files);
 

@@ -291,6 +291,23 @@ TEST_P(Launcher, MissingBubblewrapStopsTheLaunch) {
   EXPECT_FALSE(path_exists(marker));
 }
 
+TEST_P(Launcher, StatusInsideAndOutsideNamesAWeakNetwork) {
+  RunResult inside = sandbox({cordon_, "status"});
+  ASSERT_EQ(inside.exit_code, 0) << inside.err;
+  std::string first = inside.out.substr(0, inside.out.find('\n'));
+  EXPECT_NE(first.find("inside a sandbox"), std::string::npos) << inside.out;
+  EXPECT_NE(first.find("NETWORK NOT CONFINED"), std::string::npos) << "jail off must be said on line 1";
+  EXPECT_NE(inside.out.find("workspace    " + workspace_ + " rw"), std::string::npos) << inside.out;
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult outside = run({cordon_, "--config", config_, "status", "--json"}, o);
+  ASSERT_EQ(outside.exit_code, 0) << outside.err;
+  EXPECT_NE(outside.out.find("\"inside_sandbox\":false"), std::string::npos) << outside.out;
+  EXPECT_NE(outside.out.find("\"egress_jail\":false"), std::string::npos) << outside.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(As, Launcher, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace

@@ -1,0 +1,66 @@
+#include "launcher/status.h"
+
+#include <algorithm>
+
+#include "common/text.h"
+
+namespace cordon {
+namespace {
+
+std::string home_summary(const SessionInfo& s) {
+  std::vector<std::string> entries = s.agent_home;
+  for (const auto& e : s.home_keep) entries.push_back(e + " (ro)");
+  if (entries.empty()) return "empty tmpfs (nothing of the host's home)";
+  std::string out;
+  for (const auto& e : entries) out += (out.empty() ? "" : ", ") + e;
+  return out + " only";
+}
+
+std::string network_summary(const SessionInfo& s) {
+  if (!s.egress_jail) return "NOT CONFINED: host network (egress jail disabled)";
+  return "egress jail: " + std::to_string(s.jail_blackholes.size()) + " private/connected ranges blackholed, "
+         "link-local unreachable, " + std::to_string(s.jail_allow.size()) + " allowed IPs, DNS via " + s.jail_dns;
+}
+
+std::string limits_summary(const SessionInfo& s) {
+  std::string out;
+  for (const auto& l : s.limits) out += (out.empty() ? "" : ", ") + l;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string render_status(const StatusView& v) {
+  const SessionInfo& s = v.session;
+  std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent + ")"
+                               : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent + ")";
+  if (!s.egress_jail) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  std::string out = first + "\n";
+  out += "  workspace    " + s.workspace + " rw\n";
+  out += "  writable     ";
+  for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];
+  out += "\n  home         " + home_summary(s) + "\n";
+  out += "  network      " + network_summary(s) + "\n";
+  out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
+  out += "  limits       " + limits_summary(s) + "\n";
+  out += "  config       " + s.config_path + (s.config_path == s.config_fixed_path ? "" : " (NOT the fixed path " + s.config_fixed_path + ")") + "\n";
+  out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
+  return out;
+}
+
+std::string render_status_json(const StatusView& v) {
+  const SessionInfo& s = v.session;
+  return "{\"inside_sandbox\":" + std::string(v.inside ? "true" : "false") +
+         ",\"agent\":" + json_string(s.agent) + ",\"workspace\":" + json_string(s.workspace) +
+         ",\"writable\":" + json_string_array(s.writable) + ",\"home\":" + json_string_array(s.agent_home) +
+         ",\"home_read_only\":" + json_string_array(s.home_keep) +
+         ",\"network\":{\"egress_jail\":" + (s.egress_jail ? "true" : "false") +
+         ",\"blackholes\":" + json_string_array(s.jail_blackholes) + ",\"allow\":" + json_string_array(s.jail_allow) +
+         ",\"dns_forward\":" + json_string(s.jail_dns) + "}" +
+         ",\"env_names\":" + json_string_array(s.env_names) + ",\"limits\":" + json_string_array(s.limits) +
+         ",\"config_path\":" + json_string(s.config_path) + ",\"config_fixed\":" +
+         (s.config_path == s.config_fixed_path ? "true" : "false") +
+         ",\"last_verify\":" + json_string(s.last_verify) + "}\n";
+}
+
+}  // namespace cordon
