@@ -36,7 +36,9 @@ class Launcher : public ::testing::TestWithParam<Who> {
     }
     base_ = std::make_unique<TempDir>("/tmp/cordon-it-");
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-it-");
-    cordon_ = stage_install(base_->path() + "/prefix");
+    // Outside /tmp, which is a tmpfs inside the sandbox, so `cordon status` can run in there.
+    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
+    cordon_ = stage_install(prefix_->path());
     config_ = base_->path() + "/cordon.toml";
     write_file(config_, "[network]\negress_jail = false\n");
     workspace_ = base_->path() + "/ws";
@@ -68,7 +70,7 @@ class Launcher : public ::testing::TestWithParam<Who> {
   RunResult sh(const std::string& script, RunOptions o = {}) { return sandbox({"/bin/sh", "-c", script}, o); }
 
   Identity who_;
-  std::unique_ptr<TempDir> base_, outside_;
+  std::unique_ptr<TempDir> base_, outside_, prefix_;
   std::string cordon_, config_, workspace_, canary_;
 };
 
