@@ -17,6 +17,7 @@
 #include "launcher/host_facts.h"
 #include "launcher/launch.h"
 #include "launcher/manifest.h"
+#include "launcher/shim.h"
 #include "launcher/status.h"
 #include "launcher/paths.h"
 #include "launcher/plan.h"
@@ -153,6 +154,15 @@ int cli_main(int argc, char** argv) {
   status->add_option("--workspace", status_opts.workspace, "Workspace to describe (outside a sandbox)");
   status->add_option("--agent", status_opts.agent, "Agent profile to describe (outside a sandbox)");
   status->add_flag("--json", status_opts.json, "Machine-readable output");
+  std::string shim_agent, shim_binary;
+  CLI::App* shim = app.add_subcommand("shim", "Make typing an agent's name run it under cordon");
+  CLI::App* shim_install_cmd = shim->add_subcommand("install", "Install a shim for an agent (root)");
+  shim_install_cmd->add_option("--agent", shim_agent, "Agent name, e.g. claude")->required();
+  shim_install_cmd->add_option("--binary", shim_binary, "The real binary (default: found in fixed locations)");
+  CLI::App* shim_remove_cmd = shim->add_subcommand("remove", "Undo `shim install` exactly (root)");
+  shim_remove_cmd->add_option("--agent", shim_agent, "Agent name")->required();
+  shim->add_subcommand("status", "Show what is shimmed");
+  shim->require_subcommand(1);
   std::string session_id;
   CLI::App* sessions = app.add_subcommand("sessions", "List recorded sessions, or show one (manifest + receipt)");
   sessions->add_subcommand("list", "List recorded sessions");
@@ -171,6 +181,20 @@ int cli_main(int argc, char** argv) {
   }
 
   try {
+    if (*shim) {
+      ShimPaths paths = default_shim_paths();
+      if (*shim_install_cmd) {
+        shim_install(shim_agent, shim_binary, paths);
+        std::printf("shimmed %s: %s/%s now runs it under cordon\n", shim_agent.c_str(), paths.shim_dir.c_str(),
+                    shim_agent.c_str());
+      } else if (*shim_remove_cmd) {
+        shim_remove(shim_agent, paths);
+        std::printf("removed the shim for %s\n", shim_agent.c_str());
+      } else {
+        std::fputs(shim_status(paths).c_str(), stdout);
+      }
+      return 0;
+    }
     if (*status) {
       // Inside a sandbox the launcher's own record of intent is the answer.
       std::ifstream in(kSessionFilePath);

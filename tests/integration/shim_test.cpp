@@ -1,0 +1,106 @@
+// `cordon shim`: typing the agent's name runs it sandboxed, inside a sandbox it never nests,
+// and `shim remove` restores exactly what was there. The fixed config path is provided in a
+// private mount namespace so the host's /etc/cordon is never touched.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+namespace {
+
+class Shim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "shim install needs root";
+    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-shim-");
+    cordon_ = stage_install(prefix_->path());
+    agent_ = prefix_->path() + "/bin/fakeagent";
+    write_file(agent_, "#!/bin/sh\necho \"fakeagent sandbox=${IS_SANDBOX:-no} args=$*\"\n", 0755);
+    config_ = prefix_->path() + "/cordon.toml";
+    write_file(config_, "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
+                        "[agents.otheragent]\n");
+    workspace_ = prefix_->path() + "/ws";
+    fs::create_directories(workspace_);
+  }
+
+  // Runs `script` as root in a private mount namespace where /etc/cordon/cordon.toml is ours.
+  RunResult in_private_etc(const std::string& script) {
+    std::string setup =
+        "set -e; created=; [ -d /etc/cordon ] || { mkdir /etc/cordon; created=1; }; "
+        "trap '[ -n \"$created\" ] && rmdir /etc/cordon' EXIT; "
+        "unshare -m --propagation private sh -c '"
+        "mount -t tmpfs none /etc/cordon && cp \"$0\" /etc/cordon/cordon.toml && cd \"$1\" && "
+        "PATH=\"$2:/usr/bin:/bin\" sh -c \"$3\"' " + config_ + " " + workspace_ + " " + prefix_->path() + "/bin '" +
+        script + "'";
+    RunOptions o;
+    o.env = base_env(root_identity());
+    return run({"/bin/bash", "-c", setup}, o);
+  }
+
+  std::unique_ptr<TempDir> prefix_;
+  std::string cordon_, agent_, config_, workspace_;
+};
+
+TEST_F(Shim, InstallRunsTheAgentSandboxedAndRemoveRestoresIt) {
+  const std::string original = read_file(agent_);
+  RunResult install = run({cordon_, "shim", "install", "--agent", "fakeagent", "--binary", agent_},
+                          RunOptions{base_env(root_identity())});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  EXPECT_NE(read_file(agent_).find("# cordon shim for fakeagent"), std::string::npos);
+  EXPECT_EQ(read_file(prefix_->path() + "/libexec/cordon/agents/fakeagent"), original);
+
+  RunResult typed = in_private_etc("fakeagent hello");
+  EXPECT_EQ(typed.exit_code, 0) << typed.out << typed.err;
+  EXPECT_NE(typed.out.find("fakeagent sandbox=1 args=hello"), std::string::npos) << typed.out << typed.err;
+
+  // Inside a sandbox the shim execs the real binary: a nested sandbox would fail to start.
+  RunResult nested = in_private_etc("cordon run -- sh -c \"fakeagent inner\"");
+  EXPECT_EQ(nested.exit_code, 0) << nested.out << nested.err;
+  EXPECT_NE(nested.out.find("fakeagent sandbox=1 args=inner"), std::string::npos) << nested.out << nested.err;
+
+  RunResult status = run({cordon_, "shim", "status"}, RunOptions{base_env(root_identity())});
+  EXPECT_NE(status.out.find("fakeagent: shim " + agent_), std::string::npos) << status.out;
+
+  RunResult remove = run({cordon_, "shim", "remove", "--agent", "fakeagent"}, RunOptions{base_env(root_identity())});
+  ASSERT_EQ(remove.exit_code, 0) << remove.err;
+  EXPECT_EQ(read_file(agent_), original);
+  EXPECT_FALSE(path_exists(prefix_->path() + "/libexec/cordon/agents/fakeagent"));
+  EXPECT_FALSE(path_exists(prefix_->path() + "/libexec/cordon/agents/fakeagent.shim"));
+  EXPECT_NE(run({cordon_, "shim", "status"}, RunOptions{base_env(root_identity())}).out.find("no agents are shimmed"),
+            std::string::npos);
+}
+
+TEST_F(Shim, BinaryElsewhereIsLinkedAndUnlinked) {
+  TempDir elsewhere("/var/tmp/cordon-agent-");
+  std::string real = elsewhere.path() + "/otheragent";
+  write_file(real, "#!/bin/sh\necho other\n", 0755);
+  RunOptions o{base_env(root_identity())};
+  ASSERT_EQ(run({cordon_, "shim", "install", "--agent", "otheragent", "--binary", real}, o).exit_code, 0);
+  EXPECT_EQ(fs::read_symlink(prefix_->path() + "/libexec/cordon/agents/otheragent"), real);
+  EXPECT_NE(read_file(prefix_->path() + "/bin/otheragent").find("# cordon shim for otheragent"), std::string::npos);
+  EXPECT_NE(run({cordon_, "shim", "install", "--agent", "otheragent", "--binary", real}, o).exit_code, 0)
+      << "a second install must be refused";
+  ASSERT_EQ(run({cordon_, "shim", "remove", "--agent", "otheragent"}, o).exit_code, 0);
+  EXPECT_FALSE(path_exists(prefix_->path() + "/bin/otheragent"));
+  EXPECT_FALSE(path_exists(prefix_->path() + "/libexec/cordon/agents/otheragent"));
+  EXPECT_EQ(read_file(real), "#!/bin/sh\necho other\n");
+}
+
+TEST_F(Shim, NeedsRoot) {
+  auto user = unprivileged_identity();
+  ASSERT_TRUE(user);
+  RunOptions o{base_env(*user)};
+  o.as = *user;
+  RunResult r = run({cordon_, "shim", "install", "--agent", "fakeagent", "--binary", agent_}, o);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("needs root"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(agent_).find("cordon shim"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cordon::testing
