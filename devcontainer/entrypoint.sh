@@ -1,0 +1,61 @@
+#!/bin/sh
+# cordon devcontainer entrypoint: install cordon from the image's build, shim the agents that
+# are installed, install the verify-sandbox skill, and refuse to start a session unless
+# `cordon doctor` passes. Then run the container's command.
+#
+# Environment (all optional):
+#   CORDON_BUILD_DIR   the cordon build tree to install from   (default /opt/cordon/build)
+#   CORDON_PREFIX      install prefix                          (default /usr/local)
+#   CORDON_AGENTS      agents to shim when present             (default "claude codex gemini")
+#   CORDON_SKILL_HOME  home that receives the verify-sandbox skill (default $HOME)
+#   CORDON_STAGE_ROOT  install into this directory instead of / (tests stage a root here)
+set -eu
+
+build="${CORDON_BUILD_DIR:-/opt/cordon/build}"
+prefix="${CORDON_PREFIX:-/usr/local}"
+root="${CORDON_STAGE_ROOT:-}"
+agents="${CORDON_AGENTS:-claude codex gemini}"
+skill_home="${CORDON_SKILL_HOME:-${HOME:-/root}}"
+
+say() { printf 'cordon-entrypoint: %s\n' "$*" >&2; }
+
+# 1. Install (binaries, read-only helpers, /etc/cordon/cordon.toml unless one exists).
+DESTDIR="$root" cmake --install "$build" --prefix "$prefix" >/dev/null
+cordon="$root$prefix/bin/cordon"
+libexec="$root$prefix/libexec/cordon"
+say "installed $cordon"
+
+# 2. Shims: typing an agent's name runs it under cordon.
+for agent in $agents; do
+  if "$cordon" shim status | grep -q "^  $agent:"; then
+    say "$agent already shimmed"
+  else
+    for candidate in "$root$prefix/bin/$agent" "$root/usr/bin/$agent"; do
+      if [ -x "$candidate" ]; then
+        "$cordon" shim install --agent "$agent" --binary "$candidate" >/dev/null
+        say "shimmed $agent ($candidate)"
+        break
+      fi
+    done
+  fi
+done
+
+# 3. The agent-driven audit, in the formats Claude Code and Codex read.
+install_skill() {  # $1 source under libexec, $2 destination directory
+  [ -f "$libexec/$1" ] || return 0
+  mkdir -p "$2"
+  cp "$libexec/$1" "$2/"
+  chmod 0644 "$2/$(basename "$1")"
+}
+install_skill claude/commands/verify-sandbox.md "$skill_home/.claude/commands"
+install_skill codex/prompts/verify-sandbox.md "$skill_home/.codex/prompts"
+
+# 4. No session on a host that cannot enforce the sandbox.
+if ! "$cordon" doctor; then
+  say "refusing to start: cordon doctor reported FAIL (fix the rows above; see devcontainer/README.md)"
+  exit 1
+fi
+
+# 5. The container's command.
+if [ "$#" -gt 0 ]; then exec "$@"; fi
+exec sleep infinity
