@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
     cordon::Config config = cordon::load_config(config_path);
-    cordon::LaunchRequest request{"", "", {"/bin/true"}, config.source_path};
+    cordon::LaunchRequest request{"", "", {"/bin/true"}, config.source_path, {}};
     cordon::HostFacts facts = cordon::gather_host_facts(config, request);
     cordon::SandboxPlan plan = cordon::build_plan(config, facts, request);
     cordon::UniqueFd filter = cordon::seccomp::compile_to_memfd(cordon::seccomp::build_rules(plan.seccomp));

@@ -101,6 +101,33 @@ std::map<std::string, std::string> base_env(const Identity& who,
   return env;
 }
 
+RunResult run_with_fixed_config(const std::string& fixed_path, const std::string& config_text,
+                                const std::vector<std::string>& argv, RunOptions o) {
+  if (::geteuid() != 0) throw std::runtime_error("run_with_fixed_config needs root");
+  TempDir scratch("/tmp/cordon-fixedcfg-");
+  const std::string staged = scratch.path() + "/config.toml";
+  write_file(staged, config_text, 0644);
+  fs::create_directories(scratch.path() + "/upper");
+  fs::create_directories(scratch.path() + "/work");
+  const std::string dir = fs::path(fixed_path).parent_path().string();
+  std::string anchor = dir;
+  while (!fs::exists(anchor)) anchor = fs::path(anchor).parent_path().string();
+  if (anchor == "/" || anchor.empty()) throw std::runtime_error("refusing to overlay / for " + fixed_path);
+  // $1 anchor, $2 scratch, $3 config dir, $4 staged file, $5 fixed path; then the command.
+  const std::string script =
+      "set -e; mount -t overlay overlay -o \"lowerdir=$1,upperdir=$2/upper,workdir=$2/work\" \"$1\"; "
+      "mkdir -p \"$3\"; cp \"$4\" \"$5\"; chmod 0644 \"$5\"; shift 5; exec \"$@\"";
+  std::vector<std::string> full = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script,
+                                   "sh", anchor, scratch.path(), dir, staged, fixed_path};
+  if (o.as) {
+    full.insert(full.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(o.as->uid),
+                             "--regid=" + std::to_string(o.as->gid), "--clear-groups", "--"});
+    o.as.reset();
+  }
+  full.insert(full.end(), argv.begin(), argv.end());
+  return run(full, o);
+}
+
 namespace {
 
 void drain(int fd, std::string& into) {

@@ -68,6 +68,14 @@ void chown_tree(const std::string& path, uid_t uid, gid_t gid);
 // unprivileged user can run them even when the build tree is under /root.
 std::string stage_install(const std::string& prefix_dir);
 
+// Runs `argv` with `config_text` as the file at `fixed_path` (cordon's build-time config
+// path), without touching the host: a private mount namespace overlays the nearest existing
+// ancestor directory of `fixed_path`. Needs root; `options.as` is applied after the mount
+// (setpriv), so the command runs unprivileged if asked. Lets a test launch cordon WITHOUT
+// --config, i.e. exactly as production does (battery check 18 tells the two apart).
+RunResult run_with_fixed_config(const std::string& fixed_path, const std::string& config_text,
+                                const std::vector<std::string>& argv, RunOptions options);
+
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who,
                                             const std::map<std::string, std::string>& extra = {});

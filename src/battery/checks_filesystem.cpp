@@ -1,0 +1,209 @@
+// Filesystem checks: fresh /dev and /tmp, empty runtime and secret directories, the writable
+// set, the configuration and helpers read-only, system credential files masked.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "battery/check.h"
+#include "battery/sys.h"
+#include "common/build_config.h"
+#include "common/unique_fd.h"
+
+namespace cordon::battery {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+bool ends_with(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+std::string describe(const Mount* m) {
+  if (!m) return "no mount";
+  return m->fstype + (m->read_only() ? " (read-only)" : "") + " at " + m->mount_point;
+}
+
+// An empty runtime/secret directory that cannot fill up from the host: absent, or empty on a
+// tmpfs (a host directory bound in is a live view, even while empty).
+Outcome empty_private_dir(const Context& c, const std::string& dir) {
+  int err = 0;
+  auto names = list_dir(dir, &err);
+  if (!names) {
+    if (err == ENOENT) return pass("absent");
+    return fail("cannot list " + dir + ": " + errno_name(err));
+  }
+  const Mount* m = c.mounts.containing(dir);
+  if (!names->empty()) {
+    std::sort(names->begin(), names->end());
+    return fail(dir + " holds " + join_some(*names) + " (" + describe(m) + ")");
+  }
+  if (!m || m->fstype != "tmpfs")
+    return fail(dir + " is empty but is " + describe(m) + ", not a tmpfs: the host's directory, whose "
+                "entries would appear live");
+  return pass("empty " + describe(m));
+}
+
+// Device nodes a fresh bwrap /dev holds (bound from the host's devtmpfs).
+bool expected_char_device(const std::string& name) {
+  for (const char* n : {"null", "zero", "full", "random", "urandom", "tty", "console", "ptmx"})
+    if (name == n) return true;
+  return false;
+}
+
+// Filesystems a sandbox creates fresh (nothing of the host's data in them).
+bool fresh_kind(const Mount& m) {
+  if (m.fstype == "tmpfs" || m.fstype == "ramfs") return true;
+  if (m.fstype == "proc") return path_within(m.mount_point, "/proc");
+  if (m.fstype == "devpts" || m.fstype == "mqueue") return path_within(m.mount_point, "/dev");
+  // bwrap --dev binds single nodes (null, zero, tty...) from the host's devtmpfs; /dev itself is check 10.
+  if (m.fstype == "devtmpfs") return path_within(m.mount_point, "/dev");
+  return false;
+}
+
+// Where a cordon sandbox mounts its own tmpfs.
+bool cordon_tmpfs_point(const Context& c, const std::string& point) {
+  for (const char* p : {"/tmp", "/run", "/run/user", "/run/secrets", "/run/cordon", "/dev"})
+    if (point == p) return true;
+  return point == c.home;
+}
+
+}  // namespace
+
+Outcome check_fresh_dev(const Context& c) {
+  const Mount* m = c.mounts.containing("/dev");
+  if (!m) return fail("no mount table");
+  if (m->fstype == "devtmpfs")
+    return fail("/dev is the host's devtmpfs (one instance per kernel: a bind of the host's /dev)");
+  if (m->fstype != "tmpfs" || m->mount_point != "/dev") return fail("/dev is " + describe(m) + ", not a fresh tmpfs");
+  std::vector<std::string> extra;
+  if (auto names = list_dir("/dev")) {
+    std::sort(names->begin(), names->end());
+    for (const auto& name : *names) {
+      struct stat st{};
+      if (::lstat(("/dev/" + name).c_str(), &st) != 0) continue;
+      if (S_ISBLK(st.st_mode)) extra.push_back(name + " (block)");
+      else if (S_ISCHR(st.st_mode) && !expected_char_device(name)) extra.push_back(name);
+    }
+  }
+  if (!extra.empty()) return fail("host device nodes in /dev: " + join_some(extra));
+  return pass("tmpfs with only null, zero, full, random, urandom, tty, pts");
+}
+
+Outcome check_private_tmp(const Context& c) {
+  const Mount* m = c.mounts.containing("/tmp");
+  std::vector<std::string> sockets;
+  if (auto names = list_dir("/tmp")) {
+    std::sort(names->begin(), names->end());
+    for (const auto& name : *names)
+      if ((starts_with(name, "vscode-ipc-") || starts_with(name, "vscode-git-")) && ends_with(name, ".sock"))
+        sockets.push_back(name);
+  }
+  if (auto x11 = list_dir("/tmp/.X11-unix"))
+    for (const auto& name : *x11) sockets.push_back(".X11-unix/" + name);
+  std::string problem;
+  if (!m || m->fstype != "tmpfs" || m->mount_point != "/tmp")
+    problem = "/tmp is " + describe(m) + ", not its own tmpfs: the host's /tmp is visible";
+  if (!sockets.empty())
+    problem += (problem.empty() ? "" : "; ") + std::string("host IPC sockets visible: ") + join_some(sockets);
+  if (!problem.empty()) return fail(problem);
+  return pass("tmpfs, no IDE or X11 sockets");
+}
+
+Outcome check_run_user(const Context& c) { return empty_private_dir(c, "/run/user"); }
+Outcome check_run_secrets(const Context& c) { return empty_private_dir(c, "/run/secrets"); }
+
+Outcome check_writable_set(const Context& c) {
+  std::vector<std::string> intended;
+  if (c.session)
+    for (const auto& w : c.session->writable) {
+      intended.push_back(w);
+      std::string real = real_path(w);
+      if (!real.empty() && real != w) intended.push_back(real);
+    }
+  const Mount* cwd_mount = c.cwd.empty() ? nullptr : c.mounts.containing(c.cwd);
+  std::vector<std::string> unexpected, granted;
+  size_t fresh = 0;
+  for (const Mount* m : c.mounts.visible()) {
+    if (m->read_only()) continue;
+    if (std::find(intended.begin(), intended.end(), m->mount_point) != intended.end()) {
+      granted.push_back(m->mount_point);
+      continue;
+    }
+    // A host mount below an intended path arrives with it (binds are recursive).
+    if (std::any_of(intended.begin(), intended.end(), [&](const std::string& w) { return path_within(m->mount_point, w); })) {
+      granted.push_back(m->mount_point + " (inside an intended path)");
+      continue;
+    }
+    if (fresh_kind(*m)) {
+      // With a session, a tmpfs is expected only where cordon puts one; elsewhere a writable
+      // tmpfs could be the host's (/dev/shm, a runtime dir) bound in.
+      bool tmp = m->fstype == "tmpfs" || m->fstype == "ramfs";
+      if (!c.session || !tmp || cordon_tmpfs_point(c, m->mount_point)) {
+        ++fresh;
+        continue;
+      }
+    }
+    if (!c.session && m == cwd_mount) {
+      granted.push_back(m->mount_point + " (the working directory)");
+      continue;
+    }
+    unexpected.push_back(m->mount_point + " (" + m->fstype + ")");
+  }
+  if (!unexpected.empty())
+    return fail("read-write mounts outside the " + std::string(c.session ? "intended writable set" : "working directory") +
+                ": " + join_some(unexpected));
+  std::string note = "read-write: " + (granted.empty() ? std::string("nothing of the host") : join_some(granted)) +
+                     " + " + std::to_string(fresh) + " fresh tmpfs/proc/dev mounts";
+  if (!c.session) note = std::string(kNoSession) + ": judged against the working directory; " + note;
+  return pass(note);
+}
+
+Outcome check_config_readonly(const Context& c) {
+  std::vector<std::string> problems;
+  std::string self = real_path("/proc/self/exe");
+  std::string helpers = self.substr(0, self.rfind('/'));
+  std::string libexec = c.session && !c.session->libexec.empty() ? c.session->libexec : helpers;
+  if (exists(libexec) && writable(libexec)) problems.push_back("helper directory " + libexec + " is writable");
+  if (!self.empty() && writable(self)) problems.push_back("this battery " + self + " is writable");
+  if (c.session) {
+    const SessionInfo& s = *c.session;
+    if (s.config_path != s.config_fixed_path)
+      problems.push_back("the launcher read its configuration from " +
+                         (s.config_path.empty() ? std::string("nowhere (built-in defaults)") : s.config_path) +
+                         ", not the fixed " + s.config_fixed_path + " (a --config override)");
+    if (!s.config_path.empty() && exists(s.config_path) && writable(s.config_path))
+      problems.push_back("configuration file " + s.config_path + " is writable here");
+    if (writable(c.session_path)) problems.push_back("session file " + c.session_path + " is writable");
+  } else {
+    std::string fixed = build::kConfigPath;
+    if (exists(fixed) && writable(fixed)) problems.push_back("configuration file " + fixed + " is writable here");
+  }
+  if (!problems.empty()) return fail(join_some(problems));
+  if (!c.session)
+    return pass(std::string(kNoSession) + ": which configuration the launcher read is unknown; " + helpers +
+                " read-only");
+  return pass(c.session->config_path + (c.session->config_found ? "" : " (absent: built-in defaults)") + ", " +
+              libexec + " read-only");
+}
+
+Outcome check_system_masks(const Context&) {
+  std::vector<std::string> readable, notes;
+  for (const char* path : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"}) {
+    UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (!fd.valid()) {
+      notes.push_back(std::string(path) + (errno == ENOENT ? " absent" : " unreadable"));
+      continue;
+    }
+    char byte;
+    if (::read(fd.get(), &byte, 1) > 0) readable.push_back(path);
+  }
+  if (!readable.empty()) return fail("host credential files readable: " + join_some(readable));
+  return pass(notes.empty() ? "empty" : "empty or " + join_some(notes));
+}
+
+}  // namespace cordon::battery

@@ -1,0 +1,174 @@
+// $HOME checks: only the active profile's entries are there (03), masked files are empty
+// (14, 15).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "battery/check.h"
+#include "battery/sys.h"
+#include "common/unique_fd.h"
+
+namespace cordon::battery {
+namespace {
+
+// Config entries of known agents, grouped by agent: a second agent's entries in a session
+// are a cross-agent leak.
+struct AgentEntries {
+  const char* agent;
+  std::vector<std::string> entries;
+};
+
+const std::vector<AgentEntries>& known_agents() {
+  static const std::vector<AgentEntries> agents = {
+      {"claude", {".claude", ".claude.json"}},
+      {"codex", {".codex"}},
+      {"pi", {".pi"}},
+      {"gemini", {".gemini"}},
+      {"aider", {".aider", ".aider.conf.yml"}},
+      {"cursor", {".cursor"}},
+      {"continue", {".continue"}},
+      {"qwen", {".qwen"}},
+      {"opencode", {".config/opencode"}},
+      {"copilot", {".config/github-copilot"}},
+  };
+  return agents;
+}
+
+// Host credential stores a sandbox without a session file must not show.
+const std::vector<std::string>& credential_entries() {
+  static const std::vector<std::string> entries = {
+      ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".git-credentials", ".pgpass", ".npmrc",
+      ".pypirc", ".config/gh", ".config/gcloud", ".config/glab-cli", ".local/share/keyrings", ".password-store"};
+  return entries;
+}
+
+const std::vector<std::string>& masked_entries() {
+  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
+  return entries;
+}
+
+std::string first_component(const std::string& rel) { return rel.substr(0, rel.find('/')); }
+
+// An entry made inside the sandbox's own home tmpfs: no host data is mounted at or below it.
+bool session_created(const Context& c, const std::string& path) { return !c.mounts.has_mount_at_or_below(path); }
+
+bool home_is_fresh_tmpfs(const Context& c, std::string* what) {
+  const Mount* m = c.mounts.containing(c.home);
+  if (!m) {
+    *what = "no mount table";
+    return false;
+  }
+  *what = m->fstype + " mounted at " + m->mount_point;
+  return m->mount_point == c.home && m->fstype == "tmpfs" && m->root == "/";
+}
+
+// The agent group an entry belongs to, or nullptr.
+const AgentEntries* agent_of(const std::string& rel) {
+  for (const auto& a : known_agents())
+    for (const auto& e : a.entries)
+      if (rel == e) return &a;
+  return nullptr;
+}
+
+Outcome strict_home_without_session(const Context& c) {
+  std::vector<std::string> found;
+  for (const auto& e : credential_entries())
+    if (exists(c.home + "/" + e) && !session_created(c, c.home + "/" + e)) found.push_back(e);
+  if (!found.empty()) return fail("host credential stores visible in " + c.home + ": " + join_some(found));
+  std::set<std::string> agents;
+  std::vector<std::string> agent_entries;
+  for (const auto& a : known_agents())
+    for (const auto& e : a.entries)
+      if (exists(c.home + "/" + e)) {
+        agents.insert(a.agent);
+        agent_entries.push_back(e);
+      }
+  if (agents.size() > 1) return fail("config of several agents visible: " + join_some(agent_entries));
+  std::string what;
+  bool tmpfs = home_is_fresh_tmpfs(c, &what);
+  return pass(std::string(kNoSession) + ": no known credential store or second agent's config in " + c.home +
+              (tmpfs ? " (a tmpfs)" : " (" + what + ")"));
+}
+
+// Empty (or absent) masked file: nothing of the host's credential is readable.
+Outcome masked_file_empty(const Context& c, const char* entry) {
+  if (c.home.empty()) return fail("HOME is not set and no session file names it");
+  std::string path = c.home + "/" + entry;
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return pass(std::string(entry) + " absent");
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return pass(path + " unreadable (" + errno_name(errno) + ")");
+  char byte;
+  ssize_t n = ::read(fd.get(), &byte, 1);
+  if (n > 0)
+    return fail(path + " holds " + std::to_string(st.st_size) + " bytes: the host's file is visible (mask missing)");
+  std::string note = "empty";
+  if (writable(path)) note += ", but writable";
+  return pass(note);
+}
+
+}  // namespace
+
+Outcome check_strict_home(const Context& c) {
+  if (c.home.empty()) return fail("HOME is not set and no session file names it");
+  if (!c.session) return strict_home_without_session(c);
+  const SessionInfo& s = *c.session;
+
+  std::string what;
+  if (!home_is_fresh_tmpfs(c, &what))
+    return fail(c.home + " is not a fresh tmpfs (" + what + "): the host's home directory is visible");
+
+  // Allowed: entries listed for this profile or kept for all, and the masks. A listed
+  // ".config/X" allows the .config directory and, inside it, only X.
+  std::set<std::string> listed, allowed_top, allowed_config;
+  auto allow = [&](const std::string& rel) {
+    listed.insert(rel);
+    allowed_top.insert(first_component(rel));
+    if (rel.rfind(".config/", 0) == 0) allowed_config.insert(first_component(rel.substr(8)));
+  };
+  for (const auto& e : s.agent_home) allow(e);
+  for (const auto& e : s.home_keep) allow(e);
+  for (const auto& e : masked_entries()) allow(e);
+  auto own = [&](const std::string& rel) {
+    return std::find(s.agent_home.begin(), s.agent_home.end(), rel) != s.agent_home.end();
+  };
+
+  std::vector<std::string> unexpected, other_agent, created;
+  // `allowed`: listed for this session. Another agent's config fails even when kept for all.
+  auto judge = [&](const std::string& rel, bool allowed) {
+    bool made_here = session_created(c, c.home + "/" + rel);
+    const AgentEntries* agent = agent_of(rel);
+    if (agent && !own(rel)) {
+      if (made_here) created.push_back(rel);
+      else other_agent.push_back(rel + " (" + agent->agent + ")");
+    } else if (!allowed) {
+      (made_here ? created : unexpected).push_back(rel);
+    }
+  };
+  auto top = list_dir(c.home);
+  if (!top) return fail("cannot list " + c.home);
+  std::sort(top->begin(), top->end());
+  for (const auto& name : *top) judge(name, allowed_top.count(name) != 0);
+  if (!listed.count(".config"))
+    if (auto children = list_dir(c.home + "/.config")) {
+      std::sort(children->begin(), children->end());
+      for (const auto& child : *children) judge(".config/" + child, allowed_config.count(child) != 0);
+    }
+  if (!other_agent.empty())
+    return fail("another agent's config is visible: " + join_some(other_agent) + " (profile " + s.agent + ")");
+  if (!unexpected.empty())
+    return fail("entries outside profile " + s.agent + "'s allow-list: " + join_some(unexpected));
+  std::string note = "profile " + s.agent;
+  if (!created.empty()) note += "; made in this session's tmpfs: " + join_some(created);
+  return pass(note);
+}
+
+Outcome check_netrc(const Context& c) { return masked_file_empty(c, ".netrc"); }
+Outcome check_xauthority(const Context& c) { return masked_file_empty(c, ".Xauthority"); }
+
+}  // namespace cordon::battery

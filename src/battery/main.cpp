@@ -1,0 +1,107 @@
+// cordon-battery: checks from inside a sandbox that its defences hold. Read-only: it reads
+// /proc, mountinfo, netlink and files, and forks (without exec) only for two kernel probes.
+// Exit status: the number of FAILed checks; 64 for a usage or session-file error.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "battery/check.h"
+#include "battery/context.h"
+#include "battery/report.h"
+#include "common/session_file.h"
+
+namespace {
+
+constexpr int kUsageError = 64;  // above any FAIL count
+
+const char* kUsage =
+    "usage: cordon-battery [--json] [--only NN[,NN...]] [--session PATH] [--list] [--help]\n"
+    "  Checks from inside a sandbox that its defences hold; exit status = number of FAILs.\n"
+    "  --json          one JSON object instead of rows\n"
+    "  --only NN,...   run only these checks (e.g. --only 07,19)\n"
+    "  --session PATH  the launcher's session file (default /run/cordon/session; without one,\n"
+    "                  every check falls back to launcher-independent evidence)\n"
+    "  --list          list the checks and exit\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "cordon-battery: %s\n%s", message.c_str(), kUsage);
+  return kUsageError;
+}
+
+// "7,19" or "07,19" -> {"07","19"}; false for an unknown number.
+bool parse_only(const std::string& text, std::set<std::string>& ids, std::string* bad) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    if (item.size() == 1) item = "0" + item;
+    bool known = false;
+    for (const auto& c : cordon::battery::all_checks()) known |= item == c.id;
+    if (!known) {
+      *bad = item;
+      return false;
+    }
+    ids.insert(item);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cordon::battery;
+  bool json = false, list = false;
+  bool session_given = false;
+  std::string session_path = cordon::kSessionFilePath;
+  std::set<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--json") json = true;
+    else if (arg == "--list") list = true;
+    else if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--only" || arg.rfind("--only=", 0) == 0) {
+      const char* v = arg == "--only" ? value() : argv[i] + 7;
+      if (!v) return usage_error("--only needs a list of check numbers");
+      std::string bad;
+      if (!parse_only(v, only, &bad)) return usage_error("--only: no check numbered \"" + bad + "\"");
+    } else if (arg == "--session" || arg.rfind("--session=", 0) == 0) {
+      const char* v = arg == "--session" ? value() : argv[i] + 10;
+      if (!v || !*v) return usage_error("--session needs a path");
+      session_path = v;
+      session_given = true;
+    } else {
+      return usage_error("unknown argument \"" + arg + "\"");
+    }
+  }
+  if (list) {
+    std::fputs(render_list(all_checks()).c_str(), stdout);
+    return 0;
+  }
+
+  std::string problem;
+  auto context = load_context(session_path, session_given, &problem);
+  if (!context) {
+    std::fprintf(stderr, "cordon-battery: %s\n", problem.c_str());
+    return kUsageError;
+  }
+  Report report;
+  report.session_file = context->session_path;
+  if (context->session) report.profile = context->session->agent;
+  for (const auto& spec : all_checks())
+    if (only.empty() || only.count(spec.id)) report.results.push_back(run_check(spec, *context));
+
+  bool colour = !json && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  std::string out = json ? render_json(report) : render_plain(report, colour);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return report.failed();
+}

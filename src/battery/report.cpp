@@ -1,0 +1,57 @@
+#include "battery/report.h"
+
+#include "common/text.h"
+
+namespace cordon::battery {
+namespace {
+
+const char* tag(Status s) { return s == Status::Pass ? "PASS" : "FAIL"; }
+
+std::string json_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
+
+}  // namespace
+
+int Report::passed() const {
+  int n = 0;
+  for (const auto& r : results) n += r.status == Status::Pass;
+  return n;
+}
+
+int Report::failed() const { return static_cast<int>(results.size()) - passed(); }
+
+std::string render_plain(const Report& report, bool colour) {
+  std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks\n";
+  for (const auto& r : report.results) {
+    std::string status = std::string("[") + tag(r.status) + "]";
+    if (colour) status = (r.status == Status::Pass ? "\033[32m" : "\033[1;31m") + status + "\033[0m";
+    out += "  " + status + " " + r.id + " " + r.name;
+    if (!r.detail.empty()) out += " \u2014 " + r.detail;
+    out += "\n";
+  }
+  out += "  Summary: " + std::to_string(report.passed()) + " PASS / " + std::to_string(report.failed()) + " FAIL\n";
+  return out;
+}
+
+std::string render_json(const Report& report) {
+  std::string out = "{\"battery\":\"cordon-battery\",\"version\":1,\"profile\":" + json_or_null(report.profile) +
+                    ",\"session_file\":" + json_or_null(report.session_file) + ",\"checks\":[";
+  bool first = true;
+  for (const auto& r : report.results) {
+    out += first ? "" : ",";
+    first = false;
+    out += "{\"id\":" + json_string(r.id) + ",\"name\":" + json_string(r.name) + ",\"status\":" +
+           json_string(tag(r.status)) + ",\"detail\":" + json_string(r.detail) + ",\"property\":" +
+           json_string(r.property) + ",\"mechanism\":" + json_string(r.mechanism) + "}";
+  }
+  out += "],\"pass\":" + std::to_string(report.passed()) + ",\"fail\":" + std::to_string(report.failed()) + "}\n";
+  return out;
+}
+
+std::string render_list(const std::vector<CheckSpec>& checks) {
+  std::string out;
+  for (const auto& c : checks)
+    out += std::string("  ") + c.id + " " + c.name + " [" + c.property + "] " + c.mechanism + "\n";
+  return out;
+}
+
+}  // namespace cordon::battery

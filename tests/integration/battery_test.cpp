@@ -1,0 +1,1000 @@
+// cordon-battery against real sandboxes: the real cordon binary launches full and
+// deliberately weakened sandboxes (test hooks, configuration, bare bwrap, network namespaces
+// built here), the real battery runs inside, and each test asserts which checks FAIL and why.
+// Every check has a weakening that makes it FAIL; the full sandbox passes every check except
+// 24, which cannot hold without the egress jail (it shares the host's network namespace).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/build_config.h"
+#include "common/session_file.h"
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+namespace {
+
+// ---- A strict reader for the battery's JSON (small, machine-made) ----------------------
+
+struct Json {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  bool boolean = false;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> fields;
+
+  const Json* get(const std::string& key) const {
+    for (const auto& [k, v] : fields)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& text) : s_(text) {}
+  Json document() {
+    Json v = value();
+    space();
+    if (i_ != s_.size()) throw std::runtime_error("trailing text at " + std::to_string(i_));
+    return v;
+  }
+
+ private:
+  void space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+  }
+  char peek() {
+    space();
+    if (i_ >= s_.size()) throw std::runtime_error("unexpected end");
+    return s_[i_];
+  }
+  void expect(char c) {
+    if (peek() != c) throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(i_));
+    ++i_;
+  }
+  void literal(const char* word) {
+    if (s_.compare(i_, std::strlen(word), word) != 0) throw std::runtime_error("bad literal");
+    i_ += std::strlen(word);
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (static_cast<unsigned char>(c) < 0x20) throw std::runtime_error("raw control character in string");
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      char e = s_.at(i_++);
+      switch (e) {
+        case '"': case '\\': case '/': out.push_back(e); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          unsigned code = static_cast<unsigned>(std::stoul(s_.substr(i_, 4), nullptr, 16));
+          i_ += 4;
+          if (code < 0x80) out.push_back(static_cast<char>(code));
+          else out += "?";
+          break;
+        }
+        default: throw std::runtime_error("bad escape");
+      }
+    }
+    expect('"');
+    return out;
+  }
+  Json value() {
+    Json v;
+    char c = peek();
+    if (c == '{') {
+      v.kind = Json::Object;
+      ++i_;
+      if (peek() == '}') return ++i_, v;
+      for (;;) {
+        std::string key = string();
+        expect(':');
+        v.fields.emplace_back(key, value());
+        if (peek() == ',') { ++i_; continue; }
+        expect('}');
+        return v;
+      }
+    }
+    if (c == '[') {
+      v.kind = Json::Array;
+      ++i_;
+      if (peek() == ']') return ++i_, v;
+      for (;;) {
+        v.items.push_back(value());
+        if (peek() == ',') { ++i_; continue; }
+        expect(']');
+        return v;
+      }
+    }
+    if (c == '"') {
+      v.kind = Json::String;
+      v.text = string();
+      return v;
+    }
+    if (c == 'n') { literal("null"); return v; }
+    if (c == 't') { literal("true"); v.kind = Json::Bool; v.boolean = true; return v; }
+    if (c == 'f') { literal("false"); v.kind = Json::Bool; return v; }
+    size_t used = 0;
+    v.number = std::stod(s_.substr(i_), &used);
+    v.kind = Json::Number;
+    i_ += used;
+    return v;
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+// ---- One battery run, parsed ----------------------------------------------------------
+
+struct Row {
+  std::string status, detail, property, mechanism;
+};
+
+struct BatteryRun {
+  RunResult raw;
+  Json doc;
+  std::map<std::string, Row> rows;  // by id
+  std::set<std::string> failed;
+
+  bool fails(const std::string& id) const { return failed.count(id) != 0; }
+  std::string detail(const std::string& id) const {
+    auto it = rows.find(id);
+    return it == rows.end() ? "<no row " + id + ">" : it->second.detail;
+  }
+  // Every row, for assertion messages.
+  std::string dump() const {
+    std::string out = "exit " + std::to_string(raw.exit_code) + "\n";
+    for (const auto& [id, r] : rows) out += "  [" + r.status + "] " + id + " " + r.detail + "\n";
+    return out + raw.err;
+  }
+};
+
+BatteryRun parse_run(const RunResult& r) {
+  BatteryRun b;
+  b.raw = r;
+  try {
+    b.doc = JsonReader(r.out).document();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "battery output is not JSON (" << e.what() << "):\n" << r.out << "\nstderr:\n" << r.err;
+    return b;
+  }
+  if (const Json* checks = b.doc.get("checks"))
+    for (const auto& c : checks->items) {
+      auto field = [&](const char* k) { return c.get(k) ? c.get(k)->text : std::string(); };
+      b.rows[field("id")] = Row{field("status"), field("detail"), field("property"), field("mechanism")};
+      if (field("status") == "FAIL") b.failed.insert(field("id"));
+    }
+  return b;
+}
+
+std::string two_digits(int n) { return (n < 10 ? "0" : "") + std::to_string(n); }
+
+std::string join(const std::set<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out;
+}
+
+// A listening abstract unix socket in the test's (the host's) network namespace.
+class AbstractListener {
+ public:
+  explicit AbstractListener(const std::string& name) : name_(name) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path + 1, name.data(), name.size());
+    socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 4) != 0)
+      throw std::runtime_error("abstract listener " + name);
+  }
+  ~AbstractListener() { ::close(fd_); }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+};
+
+// A unix socket file at `path` (bound, then the descriptor closed: the file stays).
+void make_socket_file(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("socket " + path);
+  ::close(fd);
+}
+
+// Creates `path` (a file, with parents) on the host only if nothing is there; removes what
+// it created. `present()` is false when the host already had the path (the test then skips
+// rather than touch a real user file). With `shared_parents`, parent directories it had to
+// create stay (other test processes may be using them at the same time): only `path` goes.
+class Plant {
+ public:
+  Plant(const std::string& path, const std::string& content, uid_t uid, gid_t gid, bool directory = false,
+        bool shared_parents = false) {
+    if (path_exists(path)) return;
+    std::string top = path;
+    while (!path_exists(fs::path(top).parent_path().string())) {
+      top = fs::path(top).parent_path().string();
+      if (shared_parents) parents_.push_back(top);  // innermost first
+    }
+    top_ = shared_parents ? path : top;
+    fs::create_directories(fs::path(path).parent_path());
+    if (directory) fs::create_directories(path);
+    else write_file(path, content, 0600);
+    chown_tree(top_, uid, gid);
+  }
+  ~Plant() {
+    std::error_code ec;
+    if (!top_.empty()) fs::remove_all(top_, ec);
+    for (const auto& dir : parents_) ::rmdir(dir.c_str());  // only while empty: others may use it
+  }
+  bool present() const { return !top_.empty(); }
+
+ private:
+  std::string top_;
+  std::vector<std::string> parents_;
+};
+
+enum class Who { Root, User };
+
+std::string who_name(const ::testing::TestParamInfo<Who>& info) {
+  return info.param == Who::Root ? "root" : "unprivileged";
+}
+
+// Checks that FAIL in every `cordon --config FILE run` without the jail: 18 (the config was
+// not read from the fixed path) and 24 (shared network namespace).
+const std::set<std::string> kOverrideBaseline = {"18", "24"};
+
+std::set<std::string> with(std::set<std::string> base, std::initializer_list<std::string> more) {
+  base.insert(more.begin(), more.end());
+  return base;
+}
+
+class Battery : public ::testing::TestWithParam<Who> {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
+    if (GetParam() == Who::User) {
+      auto user = unprivileged_identity();
+      ASSERT_TRUE(user) << "could not create the unprivileged test user";
+      who_ = *user;
+    } else {
+      who_ = root_identity();
+    }
+    base_ = std::make_unique<TempDir>("/tmp/cordon-bt-");
+    outside_ = std::make_unique<TempDir>("/var/tmp/cordon-bt-");
+    cordon_ = stage_install(base_->path() + "/prefix");
+    battery_ = base_->path() + "/prefix/libexec/cordon/cordon-battery";
+    ASSERT_TRUE(path_exists(battery_)) << "cordon-battery was not built";
+    config_ = base_->path() + "/cordon.toml";
+    write_file(config_, kNoJail);
+    workspace_ = base_->path() + "/ws";
+    fs::create_directories(workspace_);
+    chown_tree(workspace_, who_.uid, who_.gid);
+    chown_tree(outside_->path(), who_.uid, who_.gid);
+    tag_ = std::to_string(::getpid());
+  }
+
+  RunOptions as_who(RunOptions o = {}) {
+    if (o.env.empty()) o.env = base_env(who_);
+    o.as = who_;
+    o.cwd = workspace_;
+    return o;
+  }
+
+  std::vector<std::string> cordon_run(const std::vector<std::string>& cordon_args,
+                                      const std::vector<std::string>& battery_args, const std::string& config,
+                                      const std::string& cordon = "") {
+    std::vector<std::string> argv = {cordon.empty() ? cordon_ : cordon};
+    if (!config.empty()) argv.insert(argv.end(), {"--config", config});
+    argv.insert(argv.end(), {"run", "--workspace", workspace_});
+    argv.insert(argv.end(), cordon_args.begin(), cordon_args.end());
+    argv.push_back("--");
+    argv.push_back(cordon.empty() ? battery_ : fs::path(cordon).parent_path().parent_path().string() +
+                                                   "/libexec/cordon/cordon-battery");
+    argv.insert(argv.end(), battery_args.begin(), battery_args.end());
+    return argv;
+  }
+
+  // The battery inside `cordon --config CONFIG run [cordon_args] -- battery --json`.
+  BatteryRun in_cordon(const std::vector<std::string>& cordon_args = {}, RunOptions o = {},
+                       const std::string& config = "") {
+    return parse_run(run(cordon_run(cordon_args, {"--json"}, config.empty() ? config_ : config), as_who(o)));
+  }
+
+  // The battery inside `cordon run` reading `config_text` from the fixed configuration path.
+  BatteryRun in_cordon_fixed(const std::string& config_text, const std::vector<std::string>& cordon_args = {}) {
+    return parse_run(run_with_fixed_config(build::kConfigPath, config_text,
+                                           cordon_run(cordon_args, {"--json"}, ""), as_who()));
+  }
+
+  std::string write_config(const std::string& name, const std::string& text) {
+    std::string path = base_->path() + "/" + name;
+    write_file(path, text);
+    return path;
+  }
+
+  void expect_failed(const BatteryRun& r, const std::set<std::string>& expected) {
+    EXPECT_EQ(join(r.failed), join(expected)) << r.dump();
+    EXPECT_EQ(r.raw.exit_code, static_cast<int>(r.failed.size())) << r.dump();
+  }
+
+  static constexpr const char* kNoJail = "[network]\negress_jail = false\n";
+
+  bool root() const { return GetParam() == Who::Root; }
+
+  Identity who_;
+  std::unique_ptr<TempDir> base_, outside_;
+  std::string cordon_, battery_, config_, workspace_, tag_;
+};
+
+// ---- The full sandbox -------------------------------------------------------------------
+
+TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
+  BatteryRun r = in_cordon_fixed(kNoJail);
+  expect_failed(r, {"24"});
+  EXPECT_NE(r.detail("24").find("shares the launcher's network namespace"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("19").find("jail disabled"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("jail disabled"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("18").find(build::kConfigPath), std::string::npos) << r.dump();
+  ASSERT_TRUE(r.doc.get("session_file"));
+  EXPECT_EQ(r.doc.get("session_file")->text, kSessionFilePath);
+  EXPECT_EQ(r.doc.get("profile")->text, "generic");
+  EXPECT_EQ(r.rows.size(), 26u);
+  // Nothing fell back: the session file was there.
+  for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
+}
+
+TEST_P(Battery, ConfigOverrideFails18NamingThePath) {
+  BatteryRun r = in_cordon();
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("18").find("read its configuration from " + config_), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("18").find("--config override"), std::string::npos) << r.dump();
+}
+
+// ---- One weakening per check ----------------------------------------------------------
+
+TEST_P(Battery, Check01FailsWithoutTheSentinel) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-sentinel"});
+  expect_failed(r, with(kOverrideBaseline, {"01"}));
+  EXPECT_NE(r.detail("01").find("IS_SANDBOX is not set"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check02FailsOutsideAnySandbox) {
+  // bwrap always sets no_new_privs: the only way to lose it is not to be in bwrap at all.
+  RunOptions o = as_who();
+  BatteryRun r = parse_run(run({battery_, "--json", "--only", "02"}, o));
+  expect_failed(r, {"02"});
+  EXPECT_NE(r.detail("02").find("NoNewPrivs: 0"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check03FailsForAHostDirectoryInHome) {
+  Plant canary(who_.home + "/.ssh/cordon-bt-canary-" + tag_, "canary\n", who_.uid, who_.gid);
+  BatteryRun r = in_cordon({"--test-weaken", "bind:" + who_.home + "/.ssh"});
+  expect_failed(r, with(kOverrideBaseline, {"03"}));
+  EXPECT_NE(r.detail("03").find(".ssh"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("03").find("outside profile generic's allow-list"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check03FailsForAnotherAgentsConfig) {
+  Plant codex(who_.home + "/.codex/config.toml", "model = \"x\"\n", who_.uid, who_.gid);
+  if (!codex.present()) GTEST_SKIP() << who_.home << "/.codex exists on this host; not touching it";
+  std::string config = write_config("keep-codex.toml", std::string(kNoJail) + "[home]\nkeep = [\".codex\"]\n");
+  BatteryRun r = in_cordon({}, {}, config);
+  expect_failed(r, with(kOverrideBaseline, {"03"}));
+  EXPECT_NE(r.detail("03").find("another agent's config is visible: .codex (codex)"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check03FailsWithoutTheHomeTmpfs) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-home-tmpfs"});
+  EXPECT_TRUE(r.fails("03")) << r.dump();
+  EXPECT_NE(r.detail("03").find("is not a fresh tmpfs"), std::string::npos) << r.dump();
+  // The host home is visible read-only; what else fails depends on what the host keeps there.
+  for (const char* id : {"01", "04", "07", "10", "16", "17", "22"}) EXPECT_FALSE(r.fails(id)) << id << r.dump();
+}
+
+TEST_P(Battery, Check04FailsWithoutClearenv) {
+  RunOptions o;
+  o.env = base_env(who_, {{"GH_TOKEN", "ghp_planted"}, {"AWS_SECRET_ACCESS_KEY", "aws-planted"}});
+  BatteryRun r = in_cordon({"--test-weaken", "no-clearenv"}, o);
+  expect_failed(r, with(kOverrideBaseline, {"04"}));
+  EXPECT_NE(r.detail("04").find("AWS_SECRET_ACCESS_KEY, GH_TOKEN"), std::string::npos) << r.dump();
+  EXPECT_EQ(r.raw.out.find("planted"), std::string::npos) << "the battery printed a credential value";
+  // Control: the same environment through the full sandbox leaves nothing behind.
+  BatteryRun full = in_cordon({}, o);
+  EXPECT_FALSE(full.fails("04")) << full.dump();
+}
+
+TEST_P(Battery, Check05FailsWhenDisplayIsAllowed) {
+  std::string config = write_config("display.toml", std::string(kNoJail) + "[environment]\nallow = [\"DISPLAY\"]\n");
+  RunOptions o;
+  o.env = base_env(who_, {{"DISPLAY", ":0"}});
+  BatteryRun r = in_cordon({}, o, config);
+  expect_failed(r, with(kOverrideBaseline, {"05"}));
+  EXPECT_NE(r.detail("05").find("DISPLAY=:0"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check06FailsWithoutCapDropAsRoot) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-cap-drop"});
+  if (root()) {
+    expect_failed(r, with(kOverrideBaseline, {"06"}));
+    EXPECT_NE(r.detail("06").find("capabilities effective"), std::string::npos) << r.dump();
+  } else {
+    // bwrap run by an unprivileged user drops every capability at exec by itself.
+    expect_failed(r, kOverrideBaseline);
+  }
+}
+
+TEST_P(Battery, Check07And25FailWithoutAPidNamespace) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-unshare-pid"});
+  expect_failed(r, with(kOverrideBaseline, {"07", "25"}));
+  EXPECT_NE(r.detail("07").find("same pid namespace as the launcher"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("25").find("is the host's init"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check07And25FailWithTheHostProc) {
+  std::string config = write_config("hostproc.toml", std::string(kNoJail) + "[filesystem]\nproc = \"host-ro\"\n");
+  BatteryRun r = in_cordon({}, {}, config);
+  expect_failed(r, with(kOverrideBaseline, {"07", "25"}));
+  EXPECT_NE(r.detail("07").find("the host's /proc is bound in"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("25").find("is the host's init"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check08FailsWithoutAnIpcNamespace) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-unshare-ipc"});
+  expect_failed(r, with(kOverrideBaseline, {"08"}));
+  EXPECT_NE(r.detail("08").find("same ipc namespace as the launcher"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check09FailsWithoutAUtsNamespace) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-unshare-uts"});
+  expect_failed(r, with(kOverrideBaseline, {"09"}));
+  EXPECT_NE(r.detail("09").find("same uts namespace as the launcher"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check10FailsWithTheHostDev) {
+  BatteryRun r = in_cordon({"--test-weaken", "host-dev"});
+  EXPECT_TRUE(r.fails("10")) << r.dump();
+  EXPECT_NE(r.detail("10").find("host's devtmpfs"), std::string::npos) << r.dump();
+  // 17 also fails where the host's /dev carries a writable tmpfs (/dev/shm); nothing else.
+  std::set<std::string> others = r.failed;
+  others.erase("10");
+  others.erase("17");
+  EXPECT_EQ(join(others), join(kOverrideBaseline)) << r.dump();
+}
+
+TEST_P(Battery, Check11FailsWithTheHostTmp) {
+  std::string socket = "/tmp/vscode-ipc-cordon-bt-" + tag_ + ".sock";
+  make_socket_file(socket);
+  struct Remove {
+    std::string p;
+    ~Remove() { ::unlink(p.c_str()); }
+  } cleanup{socket};
+  BatteryRun full = in_cordon();
+  EXPECT_FALSE(full.fails("11")) << full.dump();  // control: the tmpfs hides it
+  BatteryRun r = in_cordon({"--test-weaken", "no-tmp-tmpfs"});
+  expect_failed(r, with(kOverrideBaseline, {"11"}));
+  EXPECT_NE(r.detail("11").find("not its own tmpfs"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("11").find("vscode-ipc-cordon-bt-" + tag_ + ".sock"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check12And13FailWithTheHostRun) {
+  // no-run-tmpfs needs the session directory to exist on the host (it stays: an empty dir).
+  fs::create_directories(kSessionDir);
+  Plant secret("/run/secrets/cordon-bt-canary-" + tag_, "canary\n", 0, 0, false, true);
+  Plant runtime("/run/user/cordon-bt-" + tag_, "", 0, 0, true, true);
+  BatteryRun r = in_cordon({"--test-weaken", "no-run-tmpfs"});
+  expect_failed(r, with(kOverrideBaseline, {"12", "13"}));
+  EXPECT_NE(r.detail("12").find("cordon-bt-" + tag_), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("13").find("cordon-bt-canary-" + tag_), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check12FailsForTheHostRunUserBoundIn) {
+  Plant runtime("/run/user/cordon-bt-" + tag_, "", 0, 0, true, true);
+  BatteryRun r = in_cordon({"--test-weaken", "bind:/run/user"});
+  expect_failed(r, with(kOverrideBaseline, {"12"}));
+  EXPECT_NE(r.detail("12").find("/run/user holds"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check13FailsForTheHostSecretsBoundIn) {
+  Plant secret("/run/secrets/cordon-bt-canary-" + tag_, "canary\n", 0, 0, false, true);
+  BatteryRun full = in_cordon();
+  EXPECT_FALSE(full.fails("13")) << full.dump();  // control: masked by a tmpfs
+  EXPECT_NE(full.detail("13").find("empty tmpfs"), std::string::npos) << full.dump();
+  BatteryRun r = in_cordon({"--test-weaken", "bind:/run/secrets"});
+  expect_failed(r, with(kOverrideBaseline, {"13"}));
+  EXPECT_NE(r.detail("13").find("cordon-bt-canary-" + tag_), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check14FailsForAnUnmaskedNetrc) {
+  Plant netrc(who_.home + "/.netrc", "machine example.invalid login x password canary\n", who_.uid, who_.gid);
+  if (!netrc.present()) GTEST_SKIP() << who_.home << "/.netrc exists on this host; not touching it";
+  std::string config = write_config("netrc.toml", std::string(kNoJail) + "[home]\nkeep = [\".netrc\"]\n");
+  BatteryRun masked = in_cordon({}, {}, config);
+  EXPECT_FALSE(masked.fails("14")) << masked.dump();  // control: the mask wins over the keep
+  BatteryRun r = in_cordon({"--test-weaken", "no-masks"}, {}, config);
+  // Without masks root also reads /etc/shadow (26); the unprivileged user cannot.
+  expect_failed(r, root() ? with(kOverrideBaseline, {"14", "26"}) : with(kOverrideBaseline, {"14"}));
+  EXPECT_NE(r.detail("14").find("the host's file is visible"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check15FailsForAnUnmaskedXauthority) {
+  Plant xauth(who_.home + "/.Xauthority", "cookie-canary\n", who_.uid, who_.gid);
+  if (!xauth.present()) GTEST_SKIP() << who_.home << "/.Xauthority exists on this host; not touching it";
+  std::string config = write_config("xauth.toml", std::string(kNoJail) + "[home]\nkeep = [\".Xauthority\"]\n");
+  BatteryRun r = in_cordon({"--test-weaken", "no-masks"}, {}, config);
+  expect_failed(r, root() ? with(kOverrideBaseline, {"15", "26"}) : with(kOverrideBaseline, {"15"}));
+  EXPECT_NE(r.detail("15").find(".Xauthority holds"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check16FailsWithoutTheCuratedGitConfig) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-gitconfig"});
+  expect_failed(r, with(kOverrideBaseline, {"16"}));
+  EXPECT_NE(r.detail("16").find("GIT_CONFIG_GLOBAL is not set"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check17FailsForAnExtraReadWriteBind) {
+  BatteryRun r = in_cordon({"--test-weaken", "rw-bind:" + outside_->path()});
+  expect_failed(r, with(kOverrideBaseline, {"17"}));
+  EXPECT_NE(r.detail("17").find(outside_->path()), std::string::npos) << r.dump();
+  // Control: a read-only bind of the same path is not part of the writable set.
+  BatteryRun ro = in_cordon({"--test-weaken", "bind:" + outside_->path()});
+  EXPECT_FALSE(ro.fails("17")) << ro.dump();
+}
+
+TEST_P(Battery, Check18FailsForAConfigInTheWorkspace) {
+  std::string config = workspace_ + "/cordon.toml";
+  write_file(config, kNoJail);
+  chown_tree(config, who_.uid, who_.gid);
+  BatteryRun r = in_cordon({}, {}, config);
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("18").find("configuration file " + config + " is writable here"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check18FailsForWritableHelpers) {
+  // cordon installed inside the workspace: only the libexec read-only bind protects it.
+  std::string cordon = stage_install(workspace_ + "/prefix");
+  chown_tree(workspace_, who_.uid, who_.gid);
+  std::string helpers = workspace_ + "/prefix/libexec/cordon";
+  BatteryRun bound = parse_run(run(cordon_run({}, {"--json"}, config_, cordon), as_who()));
+  EXPECT_EQ(bound.detail("18").find("helper directory"), std::string::npos) << bound.dump();
+  BatteryRun r = parse_run(run(cordon_run({"--test-weaken", "no-libexec-bind"}, {"--json"}, config_, cordon), as_who()));
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("18").find("helper directory " + helpers + " is writable"), std::string::npos) << r.dump();
+}
+
+// ---- 19 / 20: route tables built in a private network namespace -------------------------
+
+class RouteWorld {
+ public:
+  // `routes`: shell lines run after the link is configured.
+  static std::string script(const std::string& routes) {
+    return "set -e\n"
+           "ip link set lo up\n"
+           "ip link add cb0 type veth peer name cb1\n"
+           "ip addr add 192.0.2.2/24 dev cb0\n"
+           "ip link set cb0 up\n"
+           "ip link set cb1 up\n"
+           "ip route del 192.0.2.0/24 dev cb0\n"
+           "ip route add default via 192.0.2.1 dev cb0 onlink\n" +
+           routes + "exec \"$@\"\n";
+  }
+  static std::string blackholes(const std::vector<std::string>& prefixes) {
+    std::string out;
+    for (const auto& p : prefixes) out += "ip route add blackhole " + p + "\n";
+    return out;
+  }
+};
+
+const std::vector<std::string> kJailBlackholes = {"10.0.0.0/8",       "172.16.0.0/12", "192.168.0.0/16",
+                                                  "100.64.0.0/10",    "168.63.129.16/32", "192.0.2.0/24"};
+
+class BatteryJail : public Battery {
+ protected:
+  std::string session_file(const std::vector<std::string>& blackholes, bool jail = true) {
+    SessionInfo s;
+    s.agent = "generic";
+    s.home = who_.home;
+    s.egress_jail = jail;
+    s.jail_blackholes = blackholes;
+    s.jail_unreachable = {"169.254.0.0/16"};
+    s.jail_allow = {"198.51.100.53/32"};
+    s.jail_gateway = "192.0.2.1";
+    s.jail_dns = "198.51.100.53";
+    std::string path = base_->path() + "/session-" + std::to_string(++count_);
+    write_file(path, serialize_session(s), 0644);
+    return path;
+  }
+
+  // The battery (checks 19 and 20) in a fresh network namespace whose routes `routes` sets up.
+  BatteryRun in_world(const std::string& routes, const std::string& session, bool network = true) {
+    std::vector<std::string> argv = {"/usr/bin/unshare", root() ? "-n" : "-rn", "/bin/sh", "-c",
+                                     network ? RouteWorld::script(routes) : "ip link set lo up; exec \"$@\"",
+                                     "sh", battery_, "--json", "--only", "19,20"};
+    if (!session.empty()) argv.insert(argv.end(), {"--session", session});
+    RunOptions o = as_who();
+    return parse_run(run(argv, o));
+  }
+
+  int count_ = 0;
+};
+
+TEST_P(BatteryJail, FullJailRoutesPass) {
+  BatteryRun r = in_world(RouteWorld::blackholes(kJailBlackholes) + "ip route add unreachable 169.254.0.0/16\n",
+                          session_file(kJailBlackholes));
+  expect_failed(r, {});
+  EXPECT_NE(r.detail("19").find("default via 192.0.2.1"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("1.1.1.1 forwardable via 192.0.2.1"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("gateway itself blackhole"), std::string::npos) << r.dump();
+}
+
+TEST_P(BatteryJail, PartiallyProgrammedJailFails) {
+  std::vector<std::string> partial(kJailBlackholes.begin() + 1, kJailBlackholes.end());  // no 10/8
+  BatteryRun r = in_world(RouteWorld::blackholes(partial) + "ip route add unreachable 169.254.0.0/16\n",
+                          session_file(kJailBlackholes));
+  expect_failed(r, {"19", "20"});
+  EXPECT_NE(r.detail("19").find("missing: blackhole 10.0.0.0/8"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("19").find("partially programmed"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("10.1.2.3 forwardable via 192.0.2.1"), std::string::npos) << r.dump();
+}
+
+TEST_P(BatteryJail, MissingLinkLocalUnreachableFails) {
+  BatteryRun r = in_world(RouteWorld::blackholes(kJailBlackholes), session_file(kJailBlackholes));
+  expect_failed(r, {"19", "20"});
+  EXPECT_NE(r.detail("19").find("unreachable 169.254.0.0/16"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("169.254.169.254 forwardable"), std::string::npos) << r.dump();
+}
+
+TEST_P(BatteryJail, SessionIntentMissingAFixedRangeStillFails) {
+  // The launcher's intent itself lacks CGNAT: the battery holds it to the fixed set anyway.
+  std::vector<std::string> intent = kJailBlackholes;
+  intent.erase(std::find(intent.begin(), intent.end(), "100.64.0.0/10"));
+  BatteryRun r = in_world(RouteWorld::blackholes(intent) + "ip route add unreachable 169.254.0.0/16\n",
+                          session_file(intent));
+  expect_failed(r, {"19", "20"});
+  EXPECT_NE(r.detail("19").find("blackhole 100.64.0.0/10"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("100.64.1.1 forwardable"), std::string::npos) << r.dump();
+}
+
+TEST_P(BatteryJail, DisabledJailPassesWithANote) {
+  // Same unconfined routes, but the launcher says the jail is off by configuration.
+  BatteryRun r = in_world("", session_file({}, false));
+  expect_failed(r, {});
+  EXPECT_NE(r.detail("19").find("jail disabled"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("20").find("jail disabled"), std::string::npos) << r.dump();
+}
+
+TEST_P(BatteryJail, WithoutASessionTheRoutingTableDecides) {
+  BatteryRun open = in_world("", "");
+  expect_failed(open, {"19", "20"});
+  EXPECT_NE(open.detail("19").find("no blackhole routes"), std::string::npos) << open.dump();
+  BatteryRun jailed = in_world(RouteWorld::blackholes(kJailBlackholes) + "ip route add unreachable 169.254.0.0/16\n", "");
+  expect_failed(jailed, {});
+  EXPECT_NE(jailed.detail("19").find("no session file"), std::string::npos) << jailed.dump();
+  BatteryRun isolated = in_world("", "", false);
+  expect_failed(isolated, {});
+  EXPECT_NE(isolated.detail("20").find("no egress at all"), std::string::npos) << isolated.dump();
+}
+
+// ---- 21: the agent's binary ---------------------------------------------------------------
+
+class BatteryAgent : public Battery {
+ protected:
+  void SetUp() override {
+    Battery::SetUp();
+    if (IsSkipped()) return;
+    entry_ = ".cordon-bt-agent-" + tag_;
+    // Real agents live in read-only system locations; /var/tmp is not masked by a tmpfs.
+    binary_ = outside_->path() + "/bin/fakeagent";
+    write_file(binary_, "#!/bin/sh\necho fake agent " + tag_ + "\n", 0755);
+    ::chown(binary_.c_str(), 0, 0);
+  }
+  std::string agent_config(const std::string& binary) {
+    return write_config("agent.toml", std::string(kNoJail) + "[agents.fake]\nbinary = \"" + binary +
+                                          "\"\nhome = [\"" + entry_ + "\"]\n");
+  }
+  std::string entry_, binary_;
+};
+
+TEST_P(BatteryAgent, Check21FailsForAWritableCopyInTheAgentsHome) {
+  std::string home_entry = who_.home + "/" + entry_;
+  Plant unrelated(home_entry + "/settings.json", "{}\n", who_.uid, who_.gid);
+  ASSERT_TRUE(unrelated.present());
+  std::string config = agent_config(binary_);
+  BatteryRun clean = in_cordon({"--agent", "fake"}, {}, config);
+  expect_failed(clean, kOverrideBaseline);  // control
+  EXPECT_NE(clean.detail("21").find(binary_ + " read-only"), std::string::npos) << clean.dump();
+
+  // A renamed copy, deep inside the read-write entry.
+  write_file(home_entry + "/versions/1.0/node-runner", read_file(binary_), 0755);
+  chown_tree(home_entry, who_.uid, who_.gid);
+  BatteryRun copy = in_cordon({"--agent", "fake"}, {}, config);
+  expect_failed(copy, with(kOverrideBaseline, {"21"}));
+  EXPECT_NE(copy.detail("21").find(home_entry + "/versions/1.0/node-runner (same content)"), std::string::npos)
+      << copy.dump();
+
+  // Same name, different content.
+  fs::remove_all(home_entry + "/versions");
+  write_file(home_entry + "/bin/fakeagent", "#!/bin/sh\necho impostor\n", 0755);
+  chown_tree(home_entry, who_.uid, who_.gid);
+  BatteryRun named = in_cordon({"--agent", "fake"}, {}, config);
+  expect_failed(named, with(kOverrideBaseline, {"21"}));
+  EXPECT_NE(named.detail("21").find("fakeagent (same name)"), std::string::npos) << named.dump();
+}
+
+TEST_P(BatteryAgent, Check21FailsForAnAgentBinaryInTheWorkspace) {
+  std::string binary = workspace_ + "/tools/fakeagent";
+  write_file(binary, "#!/bin/sh\necho ws agent\n", 0755);
+  chown_tree(workspace_, who_.uid, who_.gid);
+  BatteryRun r = in_cordon({"--agent", "fake"}, {}, agent_config(binary));
+  expect_failed(r, with(kOverrideBaseline, {"21"}));
+  EXPECT_NE(r.detail("21").find("agent binary " + binary + " is writable"), std::string::npos) << r.dump();
+}
+
+// ---- 22 / 23: kernel interfaces -----------------------------------------------------------
+
+TEST_P(Battery, Check22FailsWithoutTheSeccompFilter) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-seccomp"});
+  expect_failed(r, with(kOverrideBaseline, {"22"}));
+  EXPECT_NE(r.detail("22").find("Seccomp: 0"), std::string::npos) << r.dump();
+  // --disable-userns still refuses nested user namespaces without the filter.
+  EXPECT_NE(r.rows["23"].mechanism.find("max_user_namespaces"), std::string::npos) << r.dump();
+}
+
+// A filter that is present (Seccomp: 2) but lacks the TIOCSTI rule.
+int filter_without_tiocsti() {
+  scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx || ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(acct), 0) != 0)
+    throw std::runtime_error("seccomp");
+  int fd = ::memfd_create("cordon-bt-filter", 0);  // inherited by bwrap
+  if (fd < 0 || ::seccomp_export_bpf(ctx, fd) != 0) throw std::runtime_error("seccomp export");
+  ::seccomp_release(ctx);
+  ::lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+TEST_P(Battery, Check22FailsForAFilterWithoutTheTiocstiRule) {
+  int fd = filter_without_tiocsti();
+  std::string libexec = fs::path(battery_).parent_path().string();
+  RunOptions o = as_who();
+  BatteryRun r = parse_run(run({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev",
+                                "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", libexec, libexec,
+                                "--seccomp", std::to_string(fd), "--", battery_, "--json", "--only", "22"},
+                               o));
+  ::close(fd);
+  if (read_file("/proc/sys/dev/tty/legacy_tiocsti").rfind("0", 0) == 0) {
+    // The kernel itself refuses TIOCSTI here: the property holds, and the battery says by what.
+    expect_failed(r, {});
+    EXPECT_NE(r.detail("22").find("refused by the kernel with EIO"), std::string::npos) << r.dump();
+    return;
+  }
+  expect_failed(r, {"22"});
+  EXPECT_NE(r.detail("22").find("TIOCSTI injected input"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, Check23FailsWhenUserNamespacesAreAllowed) {
+  BatteryRun r = in_cordon({"--test-weaken", "allow-userns"});
+  // allow-userns removes both layers (--disable-userns and the filter), so 22 fails as well.
+  expect_failed(r, with(kOverrideBaseline, {"22", "23"}));
+  EXPECT_NE(r.detail("23").find("a new user namespace was created"), std::string::npos) << r.dump();
+}
+
+// ---- 24: abstract sockets -------------------------------------------------------------------
+
+TEST_P(Battery, Check24NamesAHostListenerInASharedNetworkNamespace) {
+  AbstractListener canary("cordon-bt-canary-" + tag_);
+  BatteryRun r = in_cordon();
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("24").find("@cordon-bt-canary-" + tag_), std::string::npos) << r.dump();
+
+  std::string libexec = fs::path(battery_).parent_path().string();
+  auto bare = [&](bool own_net) {
+    std::vector<std::string> argv = {"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc",
+                                     "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                     "--tmpfs", "/tmp", "--ro-bind", libexec, libexec};
+    if (own_net) argv.push_back("--unshare-net");
+    argv.insert(argv.end(), {"--", battery_, "--json", "--only", "24"});
+    return parse_run(run(argv, as_who()));
+  };
+  // No session file: a listener no process of the sandbox holds is someone else's.
+  BatteryRun shared = bare(false);
+  expect_failed(shared, {"24"});
+  EXPECT_NE(shared.detail("24").find("outside the sandbox are listening here: "), std::string::npos) << shared.dump();
+  EXPECT_NE(shared.detail("24").find("@cordon-bt-canary-" + tag_), std::string::npos) << shared.dump();
+  BatteryRun own = bare(true);
+  expect_failed(own, {});
+  EXPECT_NE(own.detail("24").find("no session file"), std::string::npos) << own.dump();
+}
+
+// ---- 26: system credential files -----------------------------------------------------------
+
+TEST_P(Battery, Check26FailsWithoutMasksAsRoot) {
+  BatteryRun r = in_cordon({"--test-weaken", "no-masks"});
+  if (root()) {
+    expect_failed(r, with(kOverrideBaseline, {"26"}));
+    EXPECT_NE(r.detail("26").find("/etc/shadow"), std::string::npos) << r.dump();
+  } else {
+    // The unprivileged user cannot read them anyway: the property holds without the mask.
+    expect_failed(r, kOverrideBaseline);
+    EXPECT_NE(r.detail("26").find("/etc/shadow unreadable"), std::string::npos) << r.dump();
+  }
+}
+
+// ---- Foreign sandboxes ---------------------------------------------------------------------
+
+TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
+  std::string libexec = fs::path(battery_).parent_path().string();
+  RunOptions o = as_who();
+  BatteryRun r = parse_run(run({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
+                                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                                "--tmpfs", "/run", "--tmpfs", who_.home, "--ro-bind", libexec, libexec, "--",
+                                battery_, "--json"},
+                               o));
+  ASSERT_TRUE(r.doc.get("session_file"));
+  EXPECT_EQ(r.doc.get("session_file")->kind, Json::Null);
+  EXPECT_EQ(r.doc.get("profile")->kind, Json::Null);
+  // What a bare bwrap lacks: the sentinel, the git config, a filter; it allows nested userns;
+  // root can read /etc/shadow.
+  expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26"}
+                          : std::set<std::string>{"01", "16", "22", "23"});
+  // Checks that compare with the launcher's intent say they fell back.
+  for (const char* id : {"03", "04", "07", "08", "09", "17", "18", "19", "20", "21", "24"})
+    EXPECT_NE(r.detail(id).find("no session file"), std::string::npos) << id << "\n" << r.dump();
+  EXPECT_NE(r.detail("19").find("no egress to confine"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, ExplicitSessionFileMustExist) {
+  RunResult r = run({battery_, "--session", base_->path() + "/missing"}, as_who());
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("cannot read session file"), std::string::npos) << r.err;
+  write_file(base_->path() + "/bogus", "not a session\n");
+  RunResult bogus = run({battery_, "--session", base_->path() + "/bogus"}, as_who());
+  EXPECT_EQ(bogus.exit_code, 64);
+  EXPECT_NE(bogus.err.find("not a cordon session file"), std::string::npos) << bogus.err;
+}
+
+// ---- Output contract ---------------------------------------------------------------------
+
+TEST_P(Battery, PlainOutputContract) {
+  RunResult r = run(cordon_run({}, {}, config_), as_who());
+  std::istringstream lines(r.out);
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_EQ(line, "cordon-battery: 26 checks");
+  const std::regex row(R"(  \[(PASS|FAIL)\] (\d\d) ([^\x1b]+))");
+  int pass = 0, failed = 0, expected_id = 1;
+  while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, row)) << line;
+    EXPECT_EQ(m[2].str(), two_digits(expected_id++));
+    if (m[1] == "PASS") ++pass;
+    else {
+      ++failed;
+      EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
+    }
+  }
+  EXPECT_EQ(expected_id, 27);
+  EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " + std::to_string(failed) + " FAIL");
+  EXPECT_EQ(r.exit_code, failed);
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
+}
+
+TEST_P(Battery, ColourOnlyOnATerminal) {
+  RunOptions o;
+  o.on_pty = true;
+  RunResult r = run(cordon_run({}, {"--only", "01,24"}, config_), as_who(o));
+  EXPECT_NE(r.out.find("\x1b[32m[PASS]\x1b[0m 01"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\x1b[1;31m[FAIL]\x1b[0m 24"), std::string::npos) << r.out;
+}
+
+TEST_P(Battery, JsonContract) {
+  BatteryRun r = in_cordon();
+  ASSERT_EQ(r.doc.kind, Json::Object) << r.raw.out;
+  EXPECT_EQ(r.doc.get("battery")->text, "cordon-battery");
+  EXPECT_EQ(r.doc.get("version")->number, 1);
+  EXPECT_EQ(r.doc.get("profile")->text, "generic");
+  EXPECT_EQ(r.doc.get("session_file")->text, kSessionFilePath);
+  const Json* checks = r.doc.get("checks");
+  ASSERT_TRUE(checks && checks->kind == Json::Array);
+  EXPECT_EQ(checks->items.size(), 26u);
+  int pass = 0, failed = 0;
+  const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
+                                            "ipc_isolation", "process_isolation", "filesystem_confinement",
+                                            "configuration_integrity", "egress_confinement", "agent_integrity",
+                                            "terminal_isolation"};
+  for (const auto& c : checks->items) {
+    for (const char* key : {"id", "name", "status", "detail", "property", "mechanism"}) {
+      ASSERT_TRUE(c.get(key)) << key;
+      EXPECT_EQ(c.get(key)->kind, Json::String) << key;
+    }
+    EXPECT_EQ(c.fields.size(), 6u);
+    EXPECT_TRUE(properties.count(c.get("property")->text)) << c.get("property")->text;
+    EXPECT_FALSE(c.get("mechanism")->text.empty());
+    (c.get("status")->text == "PASS" ? pass : failed)++;
+  }
+  EXPECT_EQ(r.doc.get("pass")->number, pass);
+  EXPECT_EQ(r.doc.get("fail")->number, failed);
+  EXPECT_EQ(r.raw.exit_code, failed);
+  EXPECT_EQ(r.raw.out.back(), '\n');
+  EXPECT_EQ(std::count(r.raw.out.begin(), r.raw.out.end(), '\n'), 1) << "one object on one line";
+}
+
+TEST_P(Battery, OnlyRunsTheNamedChecks) {
+  RunResult r = run(cordon_run({}, {"--only", "7,24"}, config_), as_who());
+  EXPECT_EQ(r.out.rfind("cordon-battery: 2 checks\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("] 07 own PID namespace"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[FAIL] 24 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("] 01 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  Summary: 1 PASS / 1 FAIL\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 1);
+  RunResult bad = run({battery_, "--only", "07,99"}, as_who());
+  EXPECT_EQ(bad.exit_code, 64);
+  EXPECT_NE(bad.err.find("no check numbered \"99\""), std::string::npos) << bad.err;
+  RunResult unknown = run({battery_, "--frobnicate"}, as_who());
+  EXPECT_EQ(unknown.exit_code, 64);
+}
+
+TEST_P(Battery, ListAndHelp) {
+  RunResult r = run({battery_, "--list"}, as_who());
+  EXPECT_EQ(r.exit_code, 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
+    EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
+  }
+  EXPECT_EQ(n, 26);
+  RunResult help = run({battery_, "--help"}, as_who());
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--only"), std::string::npos);
+}
+
+TEST_P(Battery, FinishesWellUnder20Milliseconds) {
+  // Timed inside a real sandbox by a shell loop (the battery itself never runs a shell).
+  const std::string loop =
+      "b=$1; s=$(date +%s%N); i=0; while [ $i -lt 20 ]; do \"$b\" >/dev/null; i=$((i+1)); done; "
+      "e=$(date +%s%N); echo $(( (e - s) / 20000 ))";
+  RunResult r = run({cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/sh", "-c", loop, "sh",
+                     battery_},
+                    as_who());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  long micros = std::stol(r.out);
+  RecordProperty("battery_microseconds", static_cast<int>(micros));
+  EXPECT_LT(micros, 20000) << "mean battery run: " << micros << " us";
+}
+
+INSTANTIATE_TEST_SUITE_P(As, Battery, ::testing::Values(Who::Root, Who::User), who_name);
+INSTANTIATE_TEST_SUITE_P(As, BatteryJail, ::testing::Values(Who::Root, Who::User), who_name);
+INSTANTIATE_TEST_SUITE_P(As, BatteryAgent, ::testing::Values(Who::Root, Who::User), who_name);
+
+}  // namespace
+}  // namespace cordon::testing
