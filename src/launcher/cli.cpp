@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "launcher/config.h"
 #include "launcher/doctor.h"
 #include "launcher/host_facts.h"
+#include "launcher/jail.h"
+#include "launcher/jail_plan.h"
 #include "launcher/launch.h"
 #include "launcher/manifest.h"
 #include "launcher/shim.h"
@@ -48,11 +52,19 @@ void add_session_options(CLI::App* cmd, SessionOptions& o) {
 #endif
 }
 
-SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o) {
+SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o,
+                     const jail::JailPlan* jail = nullptr) {
   LaunchRequest request{o.workspace, o.agent, o.command, config.source_path, o.limits};
-  SandboxPlan plan = build_plan(config, facts, request);
+  SandboxPlan plan = build_plan(config, facts, request, jail);
   for (const auto& name : o.weaken) apply_weakening(plan, name);
   return plan;
+}
+
+// The egress jail's plan when the configuration turns the jail on (nullopt when off).
+// Gathering the network facts reads netlink dumps and /etc/resolv.conf: nothing is sent.
+std::optional<jail::JailPlan> jail_plan_for(const Config& config) {
+  if (!config.egress_jail) return std::nullopt;
+  return jail::plan_jail(config, jail::gather_network_facts());
 }
 
 HostFacts facts_for(const Config& config, const SessionOptions& o) {
@@ -63,11 +75,18 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 // run), the receipt when it ends, including a refused or failed launch.
 int launch(const Config& config, const SessionOptions& o, bool is_verify = false) {
   HostFacts facts = facts_for(config, o);
-  SandboxPlan plan = plan_for(config, facts, o);
+  // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
+  // missing one is reported with its fix before anything else; never a fallback to the host.
+  std::unique_ptr<jail::EgressJail> jail;
+  if (config.egress_jail) {
+    std::string pasta = jail::check_jail_prerequisites(config);
+    jail = std::make_unique<jail::EgressJail>(jail::plan_jail(config, jail::gather_network_facts()), pasta);
+  }
+  SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
   SessionRecord record(config, facts, plan);
   Receipt receipt;
   try {
-    receipt.outcome = run_sandbox(plan, nullptr);
+    receipt.outcome = run_sandbox(plan, jail.get());
   } catch (const Error& e) {
     receipt.launch_error = e.what();
     record.finish(receipt);
@@ -86,13 +105,6 @@ int launch(const Config& config, const SessionOptions& o, bool is_verify = false
     return kExitLaunchRefused;
   }
   return receipt.outcome.exit_code;
-}
-
-void refuse_unbuilt_jail(const Config& config) {
-  if (config.egress_jail)
-    throw Error("network.egress_jail is on, but this build has no egress jail",
-                "set [network] egress_jail = false in " + config.source_path +
-                    " to run without network confinement");
 }
 
 // The battery, read-only inside every sandbox, as the sandbox's command.
@@ -212,20 +224,23 @@ int cli_main(int argc, char** argv) {
     Config config = load_config(config_path);
     if (*status) {
       status_opts.command = {"/bin/true"};
-      StatusView view{false, plan_for(config, facts_for(config, status_opts), status_opts).session};
+      auto jail_plan = jail_plan_for(config);
+      StatusView view{false, plan_for(config, facts_for(config, status_opts), status_opts,
+                                      jail_plan ? &*jail_plan : nullptr).session};
       std::fputs((status_opts.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
       return 0;
     }
     if (*doctor) return print_doctor(run_doctor(config), doctor_json) == 0 ? 0 : 1;
     if (*show) {
-      print_argv(plan_for(config, facts_for(config, argv_opts), argv_opts), argv_opts.json);
+      auto jail_plan = jail_plan_for(config);
+      print_argv(plan_for(config, facts_for(config, argv_opts), argv_opts, jail_plan ? &*jail_plan : nullptr),
+                 argv_opts.json);
       return 0;
     }
     if (*sessions) {
       std::string dir = sessions_dir(facts_for(config, {}));
       return session_id.empty() ? print_sessions_list(dir) : print_session(dir, session_id);
     }
-    refuse_unbuilt_jail(config);
     if (*verify) {
       verify_opts.command = battery_command(verify_opts.json);
       return launch(config, verify_opts, true);

@@ -47,7 +47,7 @@ const std::string* HostFacts::env_value(const std::string& name) const {
 
 std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request,
                                          const std::string& home, const std::string& cwd) {
-  std::vector<std::string> paths = {"/run/user", "/run/secrets", home};
+  std::vector<std::string> paths = {"/run/user", "/run/secrets", "/proc/sysrq-trigger", home};
   for (const auto& m : system_mask_files()) paths.push_back(m);
   for (const auto& m : config.extra_masks) paths.push_back(m);
   for (const auto& w : config.writable) paths.push_back(w);

@@ -38,8 +38,15 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
 
   // 1. The host root, read-only; fresh /dev and /proc.
   add(a, {"--ro-bind", "/", "/", "--dev", "/dev"});
-  if (config.proc == ProcMode::Fresh) add(a, {"--proc", "/proc"});
-  else add(a, {"--ro-bind", "/proc", "/proc"});
+  // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
+  // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
+  if (config.proc == ProcMode::Fresh) {
+    add(a, {"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"});
+    // Likewise /proc/sysrq-trigger (owner-writable by uid 0: it can reboot the machine).
+    if (facts.exists("/proc/sysrq-trigger")) add(a, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"});
+  } else {
+    add(a, {"--ro-bind", "/proc", "/proc"});
+  }
 
   // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
   //    /run/secrets stay present as empty tmpfs where the host has them.

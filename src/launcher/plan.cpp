@@ -92,7 +92,8 @@ std::vector<std::string> resolve_command(const AgentProfile& profile, const Host
   return {binary};
 }
 
-SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request) {
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
+                       const jail::JailPlan* jail) {
   const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
   validate(config, profile, facts);
   std::vector<std::string> command = resolve_command(profile, facts, request);
@@ -113,10 +114,25 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   const size_t session_index = data.files.size();
   auto session_file_args = data.add(kSessionFilePath, "");
   session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
+  if (jail) {
+    // The jail's resolv.conf, bound where the host's really lives (its /run target when
+    // /etc/resolv.conf links there), after and so over the host's copy.
+    std::string dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
+    auto resolv_args = data.add(dest, jail->resolv_conf);
+    session_args.insert(session_args.end(), resolv_args.begin(), resolv_args.end());
+  }
 
   MountPlan mounts = plan_mounts(config, profile, facts, session_args);
   plan.writable = mounts.writable;
   plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  if (jail) {
+    plan.session.egress_jail = true;
+    for (const auto& p : jail->blackholes) plan.session.jail_blackholes.push_back(p.str());
+    for (const auto& p : jail->unreachable) plan.session.jail_unreachable.push_back(p.str());
+    for (const auto& p : jail->allow) plan.session.jail_allow.push_back(p.str());
+    plan.session.jail_gateway = jail->gateway;
+    plan.session.jail_dns = jail->dns_forward;
+  }
   for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
   if (plan.limits.wall_clock_seconds > 0)
     plan.session.limits.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));

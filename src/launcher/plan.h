@@ -9,6 +9,7 @@
 #include "launcher/config.h"
 #include "launcher/env.h"
 #include "launcher/host_facts.h"
+#include "launcher/jail_plan.h"
 #include "launcher/limits.h"
 #include "launcher/mounts.h"
 #include "launcher/seccomp_policy.h"
@@ -39,7 +40,11 @@ struct SandboxPlan {
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely.
-SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request);
+// `jail`: the egress jail's plan when network.egress_jail is on (nullptr = no jail): adds the
+// sandbox's resolv.conf (pointing at the jail's DNS forwarder) and records the intended
+// routes in the session file.
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
+                       const jail::JailPlan* jail = nullptr);
 
 // The command to run: the request's command, or the agent's binary when none was given.
 std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,

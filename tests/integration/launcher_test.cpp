@@ -198,6 +198,22 @@ TEST_P(Launcher, NestedUserNamespacesAreRefused) {
   EXPECT_EQ(run({"/usr/bin/unshare", "--user", "/bin/true"}, c).exit_code, 0);
 }
 
+TEST_P(Launcher, HostSysctlsAreReadOnly) {
+  // Opening for write changes nothing; success alone would prove the hole.
+  const std::string probe = "(exec 3>/proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo SYSCTL-WRITABLE; echo done";
+  RunResult r = sh(probe);
+  EXPECT_EQ(r.out, "done\n");
+  if (GetParam() == Who::Root) {
+    // Control: the same bwrap namespaces without cordon's read-only /proc/sys let a root
+    // launch write the host's sysctls.
+    RunOptions o;
+    o.env = base_env(who_);
+    RunResult control = run({"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--ro-bind",
+                             "/", "/", "--dev", "/dev", "--proc", "/proc", "/bin/sh", "-c", probe}, o);
+    EXPECT_NE(control.out.find("SYSCTL-WRITABLE"), std::string::npos) << control.out << control.err;
+  }
+}
+
 TEST_P(Launcher, ExitStatusPropagates) {
   EXPECT_EQ(sh("exit 7").exit_code, 7);
   EXPECT_EQ(sh("exit 0").exit_code, 0);

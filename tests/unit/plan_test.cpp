@@ -71,7 +71,7 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--setenv", "IS_SANDBOX", "1",
       "--setenv", "GIT_CONFIG_GLOBAL", "/run/cordon/gitconfig",
       "--setenv", "GIT_CONFIG_SYSTEM", "/dev/null",
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
       "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
       "--tmpfs", "/home/dev",
       "--bind", "/src/app", "/src/app",
@@ -178,6 +178,15 @@ TEST(Plan, SystemMasksOnlyWherePresent) {
   SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
   EXPECT_EQ(find_seq(plan.argv, {"/etc/gshadow"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--tmpfs", "/run/secrets"}), std::string::npos);
+}
+
+TEST(Plan, ProcWritableCornersAreReadOnly) {
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/proc/sysrq-trigger");
+  SandboxPlan plan = build_plan(no_jail(), f, request());
+  size_t proc = find_seq(plan.argv, {"--proc", "/proc"});
+  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sys", "/proc/sys"}), proc + 2);
+  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}), proc + 5);
 }
 
 TEST(Plan, HostProcFallbackIsExplicit) {

@@ -1,0 +1,231 @@
+// The rtnetlink requests: dumps, lookups and changes, built on Socket::transact.
+#include <arpa/inet.h>
+#include <linux/fib_rules.h>
+#include <linux/if.h>
+
+#include "common/netlink.h"
+#include "common/netlink_internal.h"
+
+namespace cordon::netlink {
+
+using namespace detail;
+
+namespace {
+
+Route parse_route(const nlmsghdr* nlh) {
+  const auto* rm = static_cast<const rtmsg*>(mnl_nlmsg_get_payload(nlh));
+  Attrs a = parse_attrs(nlh, sizeof(rtmsg));
+  Route r;
+  r.family = rm->rtm_family;
+  r.type = rm->rtm_type;
+  r.scope = rm->rtm_scope;
+  r.protocol = rm->rtm_protocol;
+  r.table = a.at[RTA_TABLE] ? u32_of(a.at[RTA_TABLE]) : rm->rtm_table;
+  r.flags = rm->rtm_flags;
+  r.dst_len = rm->rtm_dst_len;
+  if (r.family == AF_INET) {
+    r.dst = ipv4_of(a.at[RTA_DST]);
+    r.gateway = ipv4_of(a.at[RTA_GATEWAY]);
+  }
+  r.oif = static_cast<int>(u32_of(a.at[RTA_OIF]));
+  r.priority = u32_of(a.at[RTA_PRIORITY]);
+  r.dst_text = address_text(r.family, a.at[RTA_DST]) + "/" + std::to_string(r.dst_len);
+  // A next hop the jail never creates: describe it so a read-back mismatch is visible.
+  for (int attr : {RTA_MULTIPATH, RTA_VIA, RTA_ENCAP, RTA_NH_ID})
+    if (a.at[attr]) r.dst_text += " +nexthop-attr" + std::to_string(attr);
+  return r;
+}
+
+// Fills the fixed rtmsg + attributes of a route request.
+void put_route(nlmsghdr* nlh, const Route& route) {
+  auto* rm = static_cast<rtmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(rtmsg)));
+  rm->rtm_family = route.family;
+  rm->rtm_dst_len = route.dst_len;
+  rm->rtm_table = static_cast<uint8_t>(route.table < 256 ? route.table : RT_TABLE_UNSPEC);
+  rm->rtm_protocol = route.protocol;
+  rm->rtm_scope = route.scope;
+  rm->rtm_type = route.type;
+  rm->rtm_flags = route.flags;
+  mnl_attr_put_u32(nlh, RTA_TABLE, route.table);
+  if (route.family == AF_INET && route.dst_len > 0) {
+    uint32_t dst = htonl(route.dst);
+    mnl_attr_put(nlh, RTA_DST, 4, &dst);
+  }
+  if (route.gateway) {
+    uint32_t gw = htonl(route.gateway);
+    mnl_attr_put(nlh, RTA_GATEWAY, 4, &gw);
+  }
+  if (route.oif) mnl_attr_put_u32(nlh, RTA_OIF, static_cast<uint32_t>(route.oif));
+  if (route.priority) mnl_attr_put_u32(nlh, RTA_PRIORITY, route.priority);
+}
+
+}  // namespace
+
+std::vector<Route> Socket::routes(uint8_t family) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  rtmsg* rm;
+  nlmsghdr* nlh = start(buffer, RTM_GETROUTE, NLM_F_DUMP, &rm);
+  rm->rtm_family = family;
+  Reply reply = transact(nlh, "route dump");
+  check(reply.error, reply.message, "route dump");
+  std::vector<Route> out;
+  for (const auto& m : reply.messages) {
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
+    if (msg->nlmsg_type != RTM_NEWROUTE) continue;
+    Route r = parse_route(msg);
+    if (r.family == family && !(r.flags & RTM_F_CLONED)) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Address> Socket::addresses(uint8_t family) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  ifaddrmsg* am;
+  nlmsghdr* nlh = start(buffer, RTM_GETADDR, NLM_F_DUMP, &am);
+  am->ifa_family = family;
+  Reply reply = transact(nlh, "address dump");
+  check(reply.error, reply.message, "address dump");
+  std::vector<Address> out;
+  for (const auto& m : reply.messages) {
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
+    if (msg->nlmsg_type != RTM_NEWADDR) continue;
+    const auto* ifa = static_cast<const ifaddrmsg*>(mnl_nlmsg_get_payload(msg));
+    if (ifa->ifa_family != family) continue;
+    Attrs a = parse_attrs(msg, sizeof(ifaddrmsg));
+    Address addr;
+    addr.family = ifa->ifa_family;
+    addr.ifindex = static_cast<int>(ifa->ifa_index);
+    addr.prefix_len = ifa->ifa_prefixlen;
+    addr.scope = ifa->ifa_scope;
+    const nlattr* local = a.at[IFA_LOCAL] ? a.at[IFA_LOCAL] : a.at[IFA_ADDRESS];
+    if (family == AF_INET) {
+      addr.local = ipv4_of(local);
+      addr.peer = a.at[IFA_ADDRESS] ? ipv4_of(a.at[IFA_ADDRESS]) : addr.local;
+    }
+    addr.text = address_text(family, local) + "/" + std::to_string(addr.prefix_len);
+    out.push_back(addr);
+  }
+  return out;
+}
+
+std::vector<Rule> Socket::rules(uint8_t family) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  fib_rule_hdr* fr;
+  nlmsghdr* nlh = start(buffer, RTM_GETRULE, NLM_F_DUMP, &fr);
+  fr->family = family;
+  Reply reply = transact(nlh, "rule dump");
+  check(reply.error, reply.message, "rule dump");
+  std::vector<Rule> out;
+  for (const auto& m : reply.messages) {
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
+    if (msg->nlmsg_type != RTM_NEWRULE) continue;
+    const auto* hdr = static_cast<const fib_rule_hdr*>(mnl_nlmsg_get_payload(msg));
+    Attrs a = parse_attrs(msg, sizeof(fib_rule_hdr));
+    Rule rule;
+    rule.family = hdr->family;
+    rule.action = hdr->action;
+    rule.table = a.at[FRA_TABLE] ? u32_of(a.at[FRA_TABLE]) : hdr->table;
+    rule.priority = u32_of(a.at[FRA_PRIORITY]);
+    rule.src_len = hdr->src_len;
+    rule.dst_len = hdr->dst_len;
+    // Everything but the table, priority, originator and the default "suppress nothing"
+    // narrows or redirects the rule.
+    int neutral = (a.at[FRA_TABLE] != nullptr) + (a.at[FRA_PRIORITY] != nullptr) + (a.at[FRA_PROTOCOL] != nullptr) +
+                  (a.at[FRA_SUPPRESS_PREFIXLEN] && u32_of(a.at[FRA_SUPPRESS_PREFIXLEN]) == 0xffffffffu);
+    rule.selectors = a.count - neutral + (hdr->tos != 0) + ((hdr->flags & FIB_RULE_INVERT) != 0);
+    out.push_back(rule);
+  }
+  return out;
+}
+
+std::vector<Link> Socket::links() {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  ifinfomsg* ifm;
+  nlmsghdr* nlh = start(buffer, RTM_GETLINK, NLM_F_DUMP, &ifm);
+  ifm->ifi_family = AF_UNSPEC;
+  Reply reply = transact(nlh, "link dump");
+  check(reply.error, reply.message, "link dump");
+  std::vector<Link> out;
+  for (const auto& m : reply.messages) {
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
+    if (msg->nlmsg_type != RTM_NEWLINK) continue;
+    const auto* info = static_cast<const ifinfomsg*>(mnl_nlmsg_get_payload(msg));
+    Attrs a = parse_attrs(msg, sizeof(ifinfomsg));
+    Link link;
+    link.index = info->ifi_index;
+    link.flags = info->ifi_flags;
+    if (a.at[IFLA_IFNAME] && mnl_attr_validate(a.at[IFLA_IFNAME], MNL_TYPE_NUL_STRING) >= 0)
+      link.name = mnl_attr_get_str(a.at[IFLA_IFNAME]);
+    out.push_back(link);
+  }
+  return out;
+}
+
+Lookup Socket::lookup(uint32_t destination) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  rtmsg* rm;
+  nlmsghdr* nlh = start(buffer, RTM_GETROUTE, NLM_F_ACK, &rm);
+  rm->rtm_family = AF_INET;
+  rm->rtm_dst_len = 32;
+  rm->rtm_flags = RTM_F_LOOKUP_TABLE;
+  uint32_t dst = htonl(destination);
+  mnl_attr_put(nlh, RTA_DST, 4, &dst);
+  Reply reply = transact(nlh, "route lookup " + ipv4_text(destination));
+  Lookup result;
+  result.error = reply.error;
+  result.message = reply.message;
+  switch (reply.error) {
+    case 0: break;
+    case EINVAL: result.type = RTN_BLACKHOLE; return result;
+    case EHOSTUNREACH: result.type = RTN_UNREACHABLE; return result;
+    case EACCES: result.type = RTN_PROHIBIT; return result;
+    default: return result;  // ENETUNREACH: no route at all
+  }
+  for (const auto& m : reply.messages) {
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
+    if (msg->nlmsg_type != RTM_NEWROUTE) continue;
+    Route r = parse_route(msg);
+    result.type = r.type;
+    result.gateway = r.gateway;
+    result.oif = r.oif;
+    result.table = r.table;
+  }
+  return result;
+}
+
+void Socket::add_route(const Route& route) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buffer);
+  nlh->nlmsg_type = RTM_NEWROUTE;
+  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+  put_route(nlh, route);
+  std::string what = "add route " + route.describe();
+  Reply reply = transact(nlh, what);
+  check(reply.error, reply.message, what);
+}
+
+void Socket::delete_route(const Route& route) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buffer);
+  nlh->nlmsg_type = RTM_DELROUTE;
+  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+  put_route(nlh, route);
+  std::string what = "delete route " + route.describe();
+  Reply reply = transact(nlh, what);
+  check(reply.error, reply.message, what);
+}
+
+void Socket::set_link_up(int ifindex) {
+  alignas(nlmsghdr) char buffer[kRequestSize] = {};
+  ifinfomsg* ifm;
+  nlmsghdr* nlh = start(buffer, RTM_NEWLINK, NLM_F_ACK, &ifm);
+  ifm->ifi_family = AF_UNSPEC;
+  ifm->ifi_index = ifindex;
+  ifm->ifi_flags = IFF_UP;
+  ifm->ifi_change = IFF_UP;
+  std::string what = "set link " + std::to_string(ifindex) + " up";
+  Reply reply = transact(nlh, what);
+  check(reply.error, reply.message, what);
+}
+
+}  // namespace cordon::netlink

@@ -1,0 +1,302 @@
+// The egress jail, end to end, in a network world the test builds (tests/integration/
+// networld.sh): the real cordon binary launched inside a fake host, probes run inside the
+// sandbox against listeners on LAN, metadata, "internet" and loopback addresses. Positive
+// controls first (without the jail every probe gets through), then the jail, tampering,
+// fail-closed sabotage and teardown. Needs root to build the world; the jailed launch also
+// runs as an unprivileged user.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "jail_world.h"
+
+namespace cordon::testing {
+namespace {
+
+NetWorld* world = nullptr;
+std::string world_problem;
+
+// LAN hosts, metadata, Azure wireserver, a neighbour on the host's own subnet, the gateway.
+const std::vector<std::string> kBlocked = {"10.1.2.3",        "172.16.5.5",    "192.168.7.7", "100.64.1.1",
+                                           "169.254.169.254", "168.63.129.16", "192.0.2.77",  "192.0.2.1"};
+const std::string kInternet = "198.18.0.10";
+const std::string kAllowed = "10.9.9.9";
+const std::string kLanResolver = "10.53.0.53";
+
+std::vector<std::string> probe_specs() {
+  std::vector<std::string> specs;
+  for (const auto& a : kBlocked) specs.insert(specs.end(), {"tcp," + a + ",8080", "udp," + a + ",8081"});
+  specs.insert(specs.end(), {"dns,internet.test," + kLanResolver,  // an alternate (LAN) resolver
+                             "tcp," + kInternet + ",8080", "udp," + kInternet + ",8081", "resolve,internet.test",
+                             "tcp," + kAllowed + ",8080", "tcp,fd00:beef::10,8080", "tcp,127.0.0.1,8080",
+                             "tcp,::1,8080", "tcp,192.0.2.2,8080"});
+  return specs;
+}
+
+std::string probe_args() {
+  std::string args = "/usr/bin/python3 probe.py";
+  for (const auto& s : probe_specs()) args += " " + s;
+  return args;
+}
+
+// "tcp,10.1.2.3,8080" -> "OK hello 10.1.2.3" / "ERR EINVAL"
+std::map<std::string, std::string> parse_probes(const std::string& output) {
+  std::map<std::string, std::string> results;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto space = line.find(' ');
+    if (space != std::string::npos) results[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return results;
+}
+
+bool ok(const std::map<std::string, std::string>& r, const std::string& spec) {
+  auto it = r.find(spec);
+  return it != r.end() && it->second.rfind("OK", 0) == 0;
+}
+
+std::string result_of(const std::map<std::string, std::string>& r, const std::string& spec) {
+  auto it = r.find(spec);
+  return it == r.end() ? "(no result)" : it->second;
+}
+
+// Bounded: pasta's kernel cleanup may finish just after cordon returns.
+std::string strays_after_teardown() {
+  std::string stray;
+  for (int i = 0; i < 40; ++i) {
+    stray = world->stray_processes();
+    if (stray.empty()) break;
+    ::usleep(50 * 1000);
+  }
+  return stray;
+}
+
+bool battery_built() {
+  struct stat st {};
+  return ::stat(CORDON_BUILD_DIR "/libexec/cordon/cordon-battery", &st) == 0;
+}
+
+class JailWorld : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (::geteuid() != 0) return;
+    world = new NetWorld;
+    world_problem = world->up();
+    world->write_config("nojail", "[network]\negress_jail = false\n");
+    world->write_config("jail", "[network]\negress_jail = true\nallow_ip = [\"" + kAllowed + "\"]\n");
+  }
+  static void TearDownTestSuite() {
+    if (world) world->down();
+    delete world;
+    world = nullptr;
+  }
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";
+    ASSERT_EQ(world_problem, "");
+  }
+  std::string config(const char* name) const { return world->dir + "/cfg/" + name + ".toml"; }
+
+  void expect_jailed_probes(As as) {
+    CommandResult run = world->cordon_run(config("jail"), probe_args(), as);
+    ASSERT_EQ(run.status, 0) << run.output;
+    auto r = parse_probes(run.output);
+    for (const auto& a : kBlocked) {
+      // Refused locally by the namespace's own routes: nothing is sent.
+      std::string expected = a == "169.254.169.254" ? "ERR EHOSTUNREACH" : "ERR EINVAL";
+      EXPECT_EQ(result_of(r, "tcp," + a + ",8080"), expected) << a;
+      EXPECT_EQ(result_of(r, "udp," + a + ",8081"), expected) << a;
+    }
+    EXPECT_EQ(result_of(r, "dns,internet.test," + kLanResolver), "ERR EINVAL");
+    EXPECT_EQ(result_of(r, "tcp," + kInternet + ",8080"), "OK hello " + kInternet);
+    EXPECT_EQ(result_of(r, "udp," + kInternet + ",8081"), "OK hello " + kInternet);
+    EXPECT_EQ(result_of(r, "resolve,internet.test"), "OK " + kInternet);  // through pasta's forwarder
+    EXPECT_EQ(result_of(r, "tcp," + kAllowed + ",8080"), "OK hello " + kAllowed);
+    EXPECT_FALSE(ok(r, "tcp,fd00:beef::10,8080")) << result_of(r, "tcp,fd00:beef::10,8080");
+    // The fake host's loopback and own-address services stay out of reach.
+    EXPECT_EQ(result_of(r, "tcp,127.0.0.1,8080"), "ERR ECONNREFUSED");
+    EXPECT_FALSE(ok(r, "tcp,::1,8080")) << result_of(r, "tcp,::1,8080");
+    EXPECT_EQ(result_of(r, "tcp,192.0.2.2,8080"), "ERR ECONNREFUSED");
+  }
+
+  void expect_tampering_fails(As as) {
+    world->put_in_workspaces("tamper.sh", R"SH(
+try() { if "$@" 2>/tmp/err >/dev/null; then echo "ALLOWED: $*"; else echo "refused: $*: $(cat /tmp/err)"; fi; }
+echo BEFORE; ip route show table main
+try ip route del 10.0.0.0/8
+try ip route add 10.1.2.3/32 via 192.0.2.1 dev eth0 onlink
+try ip route replace default via 192.0.2.1 dev eth0 onlink
+try ip link add cj0 type veth peer name cj1
+try ip addr add 10.1.2.4/32 dev lo
+try ip rule add from all lookup 100 pref 10
+try sh -c 'echo 0 > /proc/sys/net/ipv6/conf/all/disable_ipv6'
+try unshare -rn true
+echo AFTER; ip route show table main
+)SH");
+    CommandResult run = world->cordon_run(config("jail"), "/bin/sh tamper.sh", as);
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_EQ(run.output.find("ALLOWED"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("refused: ip route del 10.0.0.0/8: RTNETLINK answers: Operation not permitted"),
+              std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("refused: ip link add cj0 type veth peer name cj1: RTNETLINK answers: Operation not permitted"),
+              std::string::npos) << run.output;
+    auto before = run.output.find("BEFORE\n"), after = run.output.find("AFTER\n");
+    ASSERT_NE(before, std::string::npos);
+    ASSERT_NE(after, std::string::npos);
+    std::string routes_before = run.output.substr(before + 7, run.output.find("refused") - before - 7);
+    std::string routes_after = run.output.substr(after + 6);
+    EXPECT_EQ(routes_before, routes_after);
+    EXPECT_NE(routes_after.find("blackhole 10.0.0.0/8"), std::string::npos) << routes_after;
+  }
+
+  // A sabotaged launch: refused with status 125, an error naming `fix`, nothing ran,
+  // nothing left behind.
+  void expect_refused(const std::string& what, const NetWorld::RunOptions& options,
+                      const std::vector<std::string>& message_parts) {
+    std::string marker = world->workspace(options.as) + "/marker";
+    ::unlink(marker.c_str());
+    CommandResult run = world->cordon_run(config("jail"), "/usr/bin/touch " + marker, options);
+    EXPECT_EQ(run.status, 125) << what << ": " << run.output;
+    struct stat st {};
+    EXPECT_NE(::stat(marker.c_str(), &st), 0) << what << ": the command ran";
+    for (const auto& part : message_parts) EXPECT_NE(run.output.find(part), std::string::npos) << what << ": " << run.output;
+    EXPECT_EQ(strays_after_teardown(), "") << what;
+    EXPECT_EQ(world->leftover_temp_files(), "") << what << ": temp dir left";
+  }
+};
+
+TEST_F(JailWorld, ControlWithoutTheJailEveryProbeGetsThrough) {
+  CommandResult run = world->cordon_run(config("nojail"), probe_args());
+  ASSERT_EQ(run.status, 0) << run.output;
+  auto r = parse_probes(run.output);
+  for (const auto& spec : probe_specs()) EXPECT_TRUE(ok(r, spec)) << spec << ": " << result_of(r, spec);
+  EXPECT_EQ(result_of(r, "tcp,169.254.169.254,8080"), "OK hello 169.254.169.254");
+  EXPECT_EQ(result_of(r, "tcp,127.0.0.1,8080"), "OK hello 127.0.0.1");
+}
+
+TEST_F(JailWorld, JailBlocksLanMetadataAndHostButNotInternetDnsOrAllowList) { expect_jailed_probes(As::Root); }
+
+TEST_F(JailWorld, JailedLaunchAsAnUnprivilegedUser) {
+  if (!world->user_ready) GTEST_SKIP() << "could not create user " << NetWorld::kUser;
+  expect_jailed_probes(As::User);
+}
+
+TEST_F(JailWorld, SandboxSeesTheForwarderResolvConfAndTheSession) {
+  CommandResult run = world->cordon_run(config("jail"), "/bin/cat /etc/resolv.conf /run/cordon/session");
+  ASSERT_EQ(run.status, 0) << run.output;
+  // The fake host is in 192.0.2.0/24, so the forwarder is the second candidate.
+  EXPECT_NE(run.output.find("\nnameserver 198.51.100.53\nsearch corp.test\noptions ndots:2 timeout:1 attempts:1\n"),
+            std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("10.53.0.53"), std::string::npos) << run.output;
+  for (const char* line : {"egress_jail 1", "jail_blackhole 10.0.0.0/8", "jail_blackhole 192.0.2.0/24",
+                           "jail_unreachable 169.254.0.0/16", "jail_allow 198.51.100.53/32", "jail_allow 10.9.9.9/32",
+                           "jail_gateway 192.0.2.1", "jail_dns 198.51.100.53"})
+    EXPECT_NE(run.output.find(std::string(line) + "\n"), std::string::npos) << line;
+}
+
+TEST_F(JailWorld, RouteTamperingFromInsideFailsAndLeavesRoutesIntact) { expect_tampering_fails(As::Root); }
+
+TEST_F(JailWorld, RouteTamperingAsAnUnprivilegedUserFails) {
+  if (!world->user_ready) GTEST_SKIP() << "could not create user " << NetWorld::kUser;
+  expect_tampering_fails(As::User);
+}
+
+TEST_F(JailWorld, TeardownLeavesNoPastaNamespaceOrTempDir) {
+  CommandResult run = world->cordon_run(config("jail"), "/bin/true");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_EQ(strays_after_teardown(), "");
+  EXPECT_EQ(world->leftover_temp_files(), "");  // the launch's own /tmp: no cordon-jail-* left
+}
+
+TEST_F(JailWorld, CommandExitStatusPassesThroughTheJail) {
+  CommandResult run = world->cordon_run(config("jail"), "/bin/sh -c 'exit 7'");
+  EXPECT_EQ(run.status, 7) << run.output;
+}
+
+TEST_F(JailWorld, RefusesWithoutPasta) {
+  expect_refused("pasta masked", {As::Root, "mount --bind " + world->dir + "/not-executable /usr/bin/pasta", "", "", "", false},
+                 {"pasta is not installed", "apt-get install passt", "egress_jail = false"});
+}
+
+TEST_F(JailWorld, RefusesWithoutTunDevice) {
+  expect_refused("/dev/net/tun missing", {As::Root, "mount -t tmpfs none /dev/net", "", "", "", false},
+                 {"cannot open /dev/net/tun", "modprobe tun", "egress_jail = false"});
+}
+
+TEST_F(JailWorld, RefusesWhenTheUserCannotOpenTun) {
+  if (!world->user_ready) GTEST_SKIP() << "could not create user " << NetWorld::kUser;
+  expect_refused("/dev/net/tun 0600", {As::User, "mount --bind " + world->dir + "/tun-0600 /dev/net/tun", "", "", "", false},
+                 {"cannot open /dev/net/tun: Permission denied", "chmod 0666 /dev/net/tun"});
+}
+
+TEST_F(JailWorld, RefusesWithoutUserNamespaces) {
+  // Root of a user namespace whose own limit is 0: the machine's setting stays untouched.
+  expect_refused("user namespaces disabled",
+                 {As::Root, "", "",
+                  "unshare -U -r /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' sh", "", false},
+                 {"user namespaces are disabled", "max_user_namespaces", "egress_jail = false"});
+}
+
+TEST_F(JailWorld, RefusesWhenPastaFails) {
+  std::string fake = world->dir + "/fake-pasta-fails";
+  CommandResult made = run_shell("printf '#!/bin/sh\\necho \"fake pasta: cannot attach\" >&2\\nexit 1\\n' > " + fake +
+                                 " && chmod 755 " + fake);
+  ASSERT_EQ(made.status, 0);
+  expect_refused("pasta exits 1", {As::Root, "mount --bind " + fake + " /usr/bin/pasta", "", "", "", false},
+                 {"pasta could not attach", "fake pasta: cannot attach"});
+}
+
+TEST_F(JailWorld, RefusesWhenPastaClaimsSuccessWithoutAttaching) {
+  std::string fake = world->dir + "/fake-pasta-lies";
+  ASSERT_EQ(run_shell("printf '#!/bin/sh\\nexit 0\\n' > " + fake + " && chmod 755 " + fake).status, 0);
+  expect_refused("pasta exits 0 without attaching", {As::Root, "mount --bind " + fake + " /usr/bin/pasta", "", "", "", false},
+                 {"egress jail: pasta reported success"});
+}
+
+TEST_F(JailWorld, RefusesWithoutADefaultRoute) {
+  // The router namespace has no default route: nothing to forward through.
+  expect_refused("no default route", {As::Root, "", "", "", world->router_ns, false},
+                 {"no IPv4 default route", "egress_jail = false"});
+}
+
+#ifdef CORDON_TEST_HOOKS
+TEST_F(JailWorld, RefusesWhenARouteAddFails) {
+  expect_refused("route 3 refused by the kernel", {As::Root, "", "CORDON_TEST_FAIL_ROUTE=3", "", "", false},
+                 {"egress jail: adding route 3 (blackhole 192.168.0.0/16", "Invalid argument", "(kernel: "});
+}
+
+TEST_F(JailWorld, SkipHookBuildsAPartialJailForTheBattery) {
+  // With route 1 (10/8) left out on purpose, the jail still starts, the LAN host answers and
+  // the session file still claims 10/8: the battery must notice that mismatch.
+  NetWorld::RunOptions o{As::Root, "", "CORDON_TEST_SKIP_ROUTE=1", "", "", false};
+  CommandResult run = world->cordon_run(config("jail"), "/usr/bin/python3 probe.py tcp,10.1.2.3,8080", o);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("OK hello 10.1.2.3"), std::string::npos) << run.output;
+}
+
+TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
+  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "CORDON_TEST_SKIP_ROUTE=1", "", "", true});
+  EXPECT_NE(run.output.find("[FAIL] 19 "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[FAIL] 20 "), std::string::npos) << run.output;
+}
+#endif
+
+TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {
+  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "", "", "", true});
+  EXPECT_NE(run.output.find("[PASS] 19 "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[PASS] 20 "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[PASS] 24 "), std::string::npos) << run.output;  // own network namespace
+  CommandResult off = world->cordon_run(config("nojail"), "", {As::Root, "", "", "", "", true});
+  EXPECT_NE(off.output.find("[PASS] 19 egress jail routes — jail disabled"), std::string::npos) << off.output;
+  EXPECT_NE(off.output.find("[PASS] 20 egress jail behaviour — jail disabled"), std::string::npos) << off.output;
+}
+
+}  // namespace
+}  // namespace cordon::testing
