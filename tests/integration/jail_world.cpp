@@ -1,5 +1,7 @@
 #include "jail_world.h"
 
+#include "common/build_config.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -173,9 +175,20 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     script += "mount --bind " + dir + "/tun /dev/net/tun\n";
     user_prefix = std::string("runuser -u ") + kUser + " -- env HOME=/home/" + kUser + " ";
   }
+  std::string config_arg = " --config " + config;
+  if (o.fixed_config) {
+    const std::string fixed = build::kConfigPath;
+    std::string anchor = fixed.substr(0, fixed.rfind('/'));
+    while (!anchor.empty() && ::access(anchor.c_str(), F_OK) != 0) anchor = anchor.substr(0, anchor.rfind('/'));
+    const std::string overlay = dir + "/overlay-" + std::to_string(counter);
+    script += "mkdir -p " + overlay + "/upper " + overlay + "/work\n"
+              "mount -t overlay overlay -o lowerdir=" + anchor + ",upperdir=" + overlay + "/upper,workdir=" + overlay +
+              "/work " + anchor + "\nmkdir -p " + fixed.substr(0, fixed.rfind('/')) + "\ncp " + config + " " + fixed +
+              "\nchmod 0644 " + fixed + "\n";
+    config_arg.clear();
+  }
   script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env " + o.env + " " + cordon +
-            " --config " + config + (o.verify ? " verify --workspace " + ws : " run --workspace " + ws + " -- " + args) +
-            "\n";
+            config_arg + (o.verify ? " verify --workspace " + ws : " run --workspace " + ws + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);
   return run_shell("ip netns exec " + (o.netns.empty() ? host_ns : o.netns) + " /bin/sh " + path, 120);

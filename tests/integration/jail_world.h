@@ -42,12 +42,15 @@ class NetWorld {
     std::string wrapper;  // a command cordon is exec'd under (receives cordon's argv)
     std::string netns;    // "" = the fake host
     bool verify = false;  // `cordon verify` (the battery) instead of `run -- ARGS`
+    // Launch as production does: no --config; the config is placed at the build's fixed
+    // path by an overlay in the launch's private mount namespace (the host's /etc is untouched).
+    bool fixed_config = false;
   };
   // Runs `cordon --config CONFIG run --workspace WS -- ARGS` inside the fake host (through
   // `ip netns exec`, which also gives each launch a private mount namespace for sabotage).
   CommandResult cordon_run(const std::string& config, const std::string& args, const RunOptions& options) const;
   CommandResult cordon_run(const std::string& config, const std::string& args, As as = As::Root) const {
-    return cordon_run(config, args, RunOptions{as, "", "", "", "", false});
+    return cordon_run(config, args, RunOptions{as, "", "", "", "", false, false});
   }
 
   // Processes in the fake host's namespace besides the world's own listener.

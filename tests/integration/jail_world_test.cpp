@@ -287,6 +287,19 @@ TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
 }
 #endif
 
+// The whole promise, measured: the full cordon sandbox, launched exactly as in production
+// (fixed config path, the jail on), passes every battery check, as root and as a user.
+TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
+  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  for (As as : {As::Root, As::User}) {
+    if (as == As::User) ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+    CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("Summary: 26 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
+  }
+}
+
 TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {
   if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
   CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "", "", "", true});
