@@ -125,13 +125,14 @@ std::vector<pid_t> remaining_children() {
 // Reaps what the sandbox left reparented to the launcher, waiting a bounded moment for the
 // ones still exiting; anything alive after that is named, killed and reaped.
 std::vector<std::string> reap_survivors() {
-  for (int attempt = 0; attempt < 50; ++attempt) {
+  // The sandbox's init usually finishes dying within microseconds: poll finely.
+  for (int attempt = 0; attempt < 1000; ++attempt) {
     int status;
     pid_t r;
     while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {
     }
     if (r < 0 && errno == ECHILD) return {};  // none left
-    ::usleep(2000);
+    ::usleep(100);
   }
   std::vector<std::string> survivors;
   for (pid_t pid : remaining_children()) {

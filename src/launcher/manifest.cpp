@@ -133,8 +133,23 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
       field("versions", "{\"cordon\":" + quoted(versions.cordon) + ",\"bwrap\":" + quoted(versions.bwrap) +
                             ",\"pasta\":" + quoted(versions.pasta) + ",\"kernel\":" + quoted(kernel_release()) + "}"),
   };
-  for (size_t i = 0; i < members.size(); ++i) manifest_json_ += (i ? "," : "") + members[i];
-  write("{" + manifest_json_ + ",\"receipt\":null}\n");
+  std::string manifest;
+  for (size_t i = 0; i < members.size(); ++i) manifest += (i ? "," : "") + members[i];
+  // Written under a temporary name and renamed to a new one: a reader never sees half of it.
+  // (Renaming over an existing file would make ext4 flush it to disk: milliseconds per launch.)
+  std::string temporary = path_ + ".tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    throw Error(errno_text("writing the session record " + temporary, errno),
+                "make " + dir + " writable by this user; nothing runs without a record");
+  std::string line = "{" + manifest + "}\n";
+  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temporary.c_str());
+    throw Error(errno_text("writing the session record " + path_, err), "nothing runs without a record");
+  }
 }
 
 void SessionRecord::finish(const Receipt& r) {
@@ -149,18 +164,12 @@ void SessionRecord::finish(const Receipt& r) {
                         field("teardown", "{\"verified\":" + std::string(r.teardown_problems.empty() ? "true" : "false") +
                                               ",\"problems\":" + json_string_array(r.teardown_problems) + "}") +
                         "}";
-  write("{" + manifest_json_ + ",\"receipt\":" + receipt + "}\n");
-}
-
-void SessionRecord::write(const std::string& json) const {
-  // Atomic replace: a reader never sees half a record.
-  std::string temporary = path_ + ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) throw Error(errno_text("writing the session record " + temporary, errno));
-  bool ok = ::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size());
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0)
-    throw Error(errno_text("writing the session record " + path_, errno));
+  // The receipt is the record's second line, appended in one write.
+  std::string line = "{\"receipt\":" + receipt + "}\n";
+  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (fd >= 0) ok = ::close(fd) == 0 && ok;
+  if (!ok) throw Error(errno_text("appending the receipt to " + path_, errno));
 }
 
 namespace {
@@ -241,7 +250,7 @@ int print_sessions_list(const std::string& dir) {
       if (text[at] == '"') return text.substr(at + 1, text.find('"', at + 1) - at - 1);
       return text.substr(at, text.find_first_of(",}", at) - at);
     };
-    bool finished = text.find("\"receipt\":null") == std::string::npos;
+    bool finished = text.find("{\"receipt\":") != std::string::npos;
     std::printf("%-26s %-8s %-10s %s\n", id.c_str(), finished ? value("exit_code").c_str() : "running",
                 value("agent").c_str(), value("workspace").c_str());
   }

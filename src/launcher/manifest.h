@@ -1,5 +1,6 @@
-// The run manifest and teardown receipt: a JSON record of every launch, written before the
-// command runs and completed when it ends, in a state directory the sandbox cannot write.
+// The run manifest and teardown receipt: a record of every launch (two JSON lines: the
+// manifest, written before the command runs, then the receipt, appended when it ends), in a
+// state directory the sandbox cannot write.
 // It never holds secrets: environment variables are recorded by name only.
 #pragma once
 
@@ -36,17 +37,15 @@ class SessionRecord {
   // without a record.
   SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan);
 
-  // Completes the record with the receipt (atomically replaces the file).
+  // Appends the receipt as the record's second JSON line.
   void finish(const Receipt& receipt);
 
   const std::string& id() const { return id_; }
   const std::string& path() const { return path_; }
 
  private:
-  void write(const std::string& json) const;
   std::string id_;
   std::string path_;
-  std::string manifest_json_;  // the manifest object's members, without braces
 };
 
 // Teardown check: no process of the sandbox's pid namespace is left.
