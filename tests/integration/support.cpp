@@ -247,4 +247,51 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
   return result;
 }
 
+pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o) {
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : o.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid != 0) {
+    if (pid > 0) ::setpgid(pid, pid);
+    return pid;
+  }
+  ::setpgid(0, 0);
+  int null_fd = ::open("/dev/null", O_RDWR);
+  ::dup2(null_fd, 0);
+  ::dup2(null_fd, 1);
+  ::dup2(null_fd, 2);
+  if (o.as) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(o.as->gid, o.as->gid, o.as->gid) != 0 ||
+        ::setresuid(o.as->uid, o.as->uid, o.as->uid) != 0)
+      ::_exit(126);
+  }
+  if (::chdir(o.cwd.c_str()) != 0) ::_exit(126);
+  ::execve(args[0], args.data(), envp.data());
+  ::_exit(127);
+}
+
+void stop_background(pid_t pid) {
+  if (pid <= 0) return;
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
+unsigned long long process_start_time(pid_t pid) {
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i)
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  return 0;
+}
+
 }  // namespace cordon::testing

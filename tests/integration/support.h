@@ -76,6 +76,14 @@ std::string stage_install(const std::string& prefix_dir);
 RunResult run_with_fixed_config(const std::string& fixed_path, const std::string& config_text,
                                 const std::vector<std::string>& argv, RunOptions options);
 
+// A background process (its own process group, stdio on /dev/null), for tests that need a
+// process outside the sandbox. `options.env`, `cwd` and `as` apply; the other fields do not.
+// Returns its pid (or -1); stop_background() kills the group and reaps it.
+pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& options);
+void stop_background(pid_t pid);
+// Field 22 of /proc/PID/stat (clock ticks since boot), 0 when unreadable.
+unsigned long long process_start_time(pid_t pid);
+
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who,
                                             const std::map<std::string, std::string>& extra = {});

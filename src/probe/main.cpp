@@ -1,0 +1,56 @@
+// cordon-probe: adversarial breakout probes (docs/probes.md). Exit status: 0 SANDBOX OK,
+// 2 AUDIT INCOMPLETE, 3 SANDBOX LEAKING, 64 usage error, 1 --selftest failed.
+#include <cstdio>
+#include <set>
+
+#include "common/build_config.h"
+#include "probe/context.h"
+#include "probe/probe.h"
+#include "probe/report.h"
+#include "probe/runner.h"
+#include "probe/selftest.h"
+
+int main(int argc, char** argv) {
+  using namespace cordon::probe;
+  std::string error;
+  auto options = parse_options(argc, argv, &error);
+  if (!options) {
+    std::fprintf(stderr, "cordon-probe: %s\n%s", error.c_str(), usage_text().c_str());
+    return kExitUsage;
+  }
+  if (options->help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return kExitOk;
+  }
+  if (options->version) {
+    std::printf("cordon-probe %s\n", cordon::build::kVersion);
+    return kExitOk;
+  }
+  if (options->list) {
+    std::fputs(render_list(options->json).c_str(), stdout);
+    return kExitOk;
+  }
+  if (options->selftest) return run_selftest();
+
+  std::vector<const ProbeDef*> selected;
+  std::set<std::string> wanted(options->only.begin(), options->only.end());
+  for (const auto& p : all_probes())
+    if (wanted.empty() || wanted.count(p.id)) selected.push_back(&p);
+  for (const auto& id : wanted) {
+    bool known = false;
+    for (const auto& p : all_probes()) known |= id == p.id;
+    if (!known) {
+      std::fprintf(stderr, "cordon-probe: --only: no probe %s (see --list)\n", id.c_str());
+      return kExitUsage;
+    }
+  }
+
+  // The context snapshots inherited descriptors: nothing may be opened before it.
+  Context ctx = make_context(std::move(*options));
+  std::fflush(stdout);
+  std::vector<ProbeResult> results = run_probes(ctx, selected);
+  Summary summary = summarize(results, ctx.options.checks_passed.value_or(0));
+  std::fputs((ctx.options.json ? render_json(ctx, results, summary) : render_text(results, summary)).c_str(), stdout);
+  std::fflush(stdout);
+  return summary.exit_code;
+}

@@ -1,0 +1,41 @@
+// Output contract (docs/probes.md):
+//   cordon-probe: P probes
+//     [BLOCKED] NN name — evidence
+//     [ESCAPED] NN name — evidence
+//     [INCONCLUSIVE] NN name — why
+//   Adversarial summary: B BLOCKED / E ESCAPED / I INCONCLUSIVE
+//   RESULT: SANDBOX OK (C checks + P probes)            exit 0
+//   RESULT: AUDIT INCOMPLETE (I inconclusive: NN name, ...)   exit 2
+//   RESULT: SANDBOX LEAKING (E escaped: NN name, ...)   exit 3
+// C is --checks-passed (0 when run standalone). --json carries the same content.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "probe/context.h"
+#include "probe/probe.h"
+
+namespace cordon::probe {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitSelftestFailed = 1;
+inline constexpr int kExitIncomplete = 2;
+inline constexpr int kExitLeaking = 3;
+inline constexpr int kExitUsage = 64;
+
+struct Summary {
+  int blocked = 0, escaped = 0, inconclusive = 0;
+  int probes = 0;
+  int checks = 0;
+  std::string result;       // "SANDBOX OK", "AUDIT INCOMPLETE", "SANDBOX LEAKING"
+  std::string result_line;  // "RESULT: ..."
+  int exit_code = kExitIncomplete;
+};
+
+Summary summarize(const std::vector<ProbeResult>& results, int checks_passed);
+std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary);
+std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& summary);
+std::string render_list(bool json);
+
+}  // namespace cordon::probe
