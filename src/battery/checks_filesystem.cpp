@@ -12,6 +12,7 @@
 #include "battery/check.h"
 #include "battery/sys.h"
 #include "common/build_config.h"
+#include "common/credential_files.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {
@@ -193,10 +194,10 @@ Outcome check_config_readonly(const Context& c) {
 
 Outcome check_system_masks(const Context&) {
   std::vector<std::string> readable, notes;
-  for (const char* path : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"}) {
-    UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  for (const std::string& path : system_credential_files()) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
     if (!fd.valid()) {
-      notes.push_back(std::string(path) + (errno == ENOENT ? " absent" : " unreadable"));
+      notes.push_back(path + (errno == ENOENT ? " absent" : " unreadable"));
       continue;
     }
     char byte;

@@ -32,7 +32,7 @@ const std::vector<CheckSpec>& all_checks() {
       {"23", "user namespaces refused", "privilege_floor", "bwrap --disable-userns + seccomp", check_userns_refused},
       {"24", "host abstract sockets unreachable", "ipc_isolation", "private network namespace", check_abstract_sockets},
       {"25", "/proc/1 is the sandbox init", "process_isolation", "bwrap --unshare-pid + --proc /proc", check_proc1_init},
-      {"26", "system credential files masked", "credential_isolation", "empty read-only files over /etc/shadow, /etc/gshadow, /etc/sudoers", check_system_masks},
+      {"26", "system credential files masked", "credential_isolation", "empty read-only files over /etc/shadow, /etc/gshadow, their backups, /etc/sudoers, SSH host keys", check_system_masks},
   };
   return checks;
 }

@@ -25,6 +25,8 @@
 #include "launcher/status.h"
 #include "launcher/paths.h"
 #include "launcher/plan.h"
+#include "launcher/probe_bait.h"
+#include "launcher/subprocess.h"
 #include "launcher/weaken.h"
 
 namespace cordon {
@@ -117,6 +119,25 @@ std::vector<std::string> battery_command(bool json) {
   return command;
 }
 
+// `verify --deep`, second launch: the probes attack bait the launcher sets up outside.
+int verify_probes(const Config& config, SessionOptions o) {
+  const std::string libexec = libexec_dir();
+  std::string probe = libexec + "/cordon-probe";
+  if (::access(probe.c_str(), X_OK) != 0)
+    throw Error("cordon-probe not found at " + probe, "reinstall cordon (cmake --install)");
+  // The battery's own list says how many checks just passed.
+  std::string listing = run_capture({libexec + "/cordon-battery", "--list"}).output;
+  int checks = 0;
+  for (size_t at = 0; (at = listing.find("\n  ", at)) != std::string::npos; ++at) ++checks;
+  if (listing.rfind("  ", 0) == 0) ++checks;
+  HostFacts facts = facts_for(config, o);
+  ProbeBait bait(facts.home, facts.workspace);
+  o.command = {probe, "--checks-passed", std::to_string(checks)};
+  for (auto& arg : bait.probe_args()) o.command.push_back(arg);
+  if (o.json) o.command.push_back("--json");
+  return launch(config, o);
+}
+
 void print_argv(const SandboxPlan& plan, bool json) {
   if (!json) {
     std::printf("%s\n", shell_join(plan.argv).c_str());
@@ -156,7 +177,10 @@ int cli_main(int argc, char** argv) {
   CLI::App* verify = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   verify->add_option("--workspace", verify_opts.workspace, "Directory bound read-write (default: config, then $PWD)");
   verify->add_option("--agent", verify_opts.agent, "Agent profile to apply (default: generic)");
-  verify->add_flag("--json", verify_opts.json, "Pass --json to the battery");
+  verify->add_flag("--json", verify_opts.json, "Pass --json to the battery (and the probes)");
+  bool verify_deep = false;
+  verify->add_flag("--deep", verify_deep,
+                   "When every check passes, launch again and run the adversarial probes (cordon-probe)");
 #ifdef CORDON_TEST_HOOKS
   verify->add_option("--test-weaken", verify_opts.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
       ->allow_extra_args(false);
@@ -243,7 +267,12 @@ int cli_main(int argc, char** argv) {
     }
     if (*verify) {
       verify_opts.command = battery_command(verify_opts.json);
-      return launch(config, verify_opts, true);
+      int failed = launch(config, verify_opts, true);
+      if (!verify_deep || failed != 0) {
+        if (verify_deep) std::fprintf(stderr, "cordon: the battery reported FAILs: probes not run\n");
+        return failed;
+      }
+      return verify_probes(config, verify_opts);
     }
     return launch(config, run_opts);
   } catch (const Error& e) {

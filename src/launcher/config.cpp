@@ -164,7 +164,8 @@ void apply(const Origin& o, const toml::table& root, Config& c) {
                           "limits", "agents"});
   if (auto* n = root.get("workspace")) {
     const auto& t = as_table(o, *n, "workspace");
-    only_keys(o, t, "workspace", {"root"});
+    only_keys(o, t, "workspace", {"root", "hide_siblings"});
+    if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
     if (auto* r = t.get("root")) {
       c.workspace_root = as_string(o, *r, "workspace.root");
       if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
@@ -304,7 +305,7 @@ Config load_config(const std::string& path) {
 
 std::vector<std::string> config_schema_keys() {
   std::vector<std::string> keys = {
-      "workspace.root",        "environment.allow",     "environment.deny",
+      "workspace.root",        "workspace.hide_siblings", "environment.allow",     "environment.deny",
       "home.keep",             "filesystem.writable",   "filesystem.masks",
       "filesystem.proc",       "git.name",              "git.email",
       "network.egress_jail",   "network.allow_ip",      "network.dns_forward",

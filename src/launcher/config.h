@@ -30,6 +30,7 @@ struct Config {
 
   // [workspace]
   std::string workspace_root;         // "" = the current directory at launch
+  bool hide_siblings = true;          // tmpfs over the workspace's parent (other projects)
 
   // [environment]
   std::vector<std::string> env_allow;  // extra names (a trailing '*' matches a prefix)

@@ -1,5 +1,6 @@
 #include "launcher/mounts.h"
 
+#include "common/credential_files.h"
 #include "common/session_file.h"
 
 namespace cordon {
@@ -19,10 +20,28 @@ std::vector<std::string> DataFiles::add(const std::string& dest, std::string con
   return {"--ro-bind-data", std::to_string(fd), dest};
 }
 
-const std::vector<std::string>& system_mask_files() {
-  static const std::vector<std::string> files = {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"};
-  return files;
+std::string siblings_mask(const Config& config, const HostFacts& facts) {
+  if (!config.hide_siblings) return {};
+  const std::string& ws = facts.workspace;
+  std::string parent = ws.substr(0, ws.rfind('/'));
+  if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
+  auto within = [](const std::string& inner, const std::string& outer) {
+    return inner == outer || inner.rfind(outer + "/", 0) == 0;
+  };
+  // Already masked (/tmp, /run, the home); the operating system's own trees, where tools
+  // live; or a top-level directory that holds them (/opt, /var): hiding those would hide the
+  // agent's toolchain. Anything below /opt or /var (e.g. /var/tmp/x) is hidden.
+  for (const char* covered : {"/tmp", "/run"})
+    if (within(parent, covered)) return {};
+  if (within(parent, facts.home)) return {};
+  for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot",
+                             "/proc", "/sys", "/dev", "/snap", "/nix"})
+    if (within(parent, system)) return {};
+  if (parent == "/opt" || parent == "/var") return {};
+  return parent;
 }
+
+const std::vector<std::string>& system_mask_files() { return system_credential_files(); }
 
 const std::vector<std::string>& home_mask_entries() {
   static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
@@ -55,6 +74,10 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
     if (facts.exists(dir)) add(a, {"--tmpfs", dir});
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
     add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
+  // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
+  // workspace itself is bound back in step 4; read-only once everything below it is mounted.
+  const std::string siblings = siblings_mask(config, facts);
+  if (!siblings.empty()) add(a, {"--tmpfs", siblings});
 
   // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
   add(a, {"--tmpfs", home});
@@ -96,6 +119,9 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
 
   // 8. cordon's helpers, read-only even when they live under the home or the workspace.
   if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
+
+  // 9. The siblings' mask becomes read-only (not recursive: the workspace bind stays writable).
+  if (!siblings.empty()) add(a, {"--remount-ro", siblings});
 
   return plan;
 }

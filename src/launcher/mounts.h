@@ -32,6 +32,10 @@ struct DataFiles {
   std::vector<std::string> add(const std::string& dest, std::string content);
 };
 
+// The directory hiding the workspace's siblings (its parent), or "" when there is none to
+// hide: the parent is /, already masked (/tmp, /run, $HOME) or a system directory.
+std::string siblings_mask(const Config& config, const HostFacts& facts);
+
 // The empty read-only file every mask binds (libexec/cordon/empty).
 std::string mask_source(const HostFacts& facts);
 

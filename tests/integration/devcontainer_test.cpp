@@ -55,8 +55,8 @@ TEST_F(Entrypoint, InstallsShimsSkillsAndStartsTheSession) {
   EXPECT_EQ(read_file(p + "/libexec/cordon/agents/claude"), "#!/bin/sh\necho claude \"$@\"\n");
   EXPECT_FALSE(path_exists(p + "/bin/codex"));
   EXPECT_NE(r.err.find("shimmed claude"), std::string::npos) << r.err;
-  if (path_exists(std::string(CORDON_SOURCE_DIR) + "/libexec/claude/commands/verify-sandbox.md"))
-    EXPECT_EQ(mode_of(home_ + "/.claude/commands/verify-sandbox.md"), 0644u);
+  EXPECT_EQ(mode_of(home_ + "/.claude/commands/verify-sandbox.md"), 0644u);
+  EXPECT_EQ(mode_of(home_ + "/.codex/prompts/verify-sandbox.md"), 0644u);
   EXPECT_EQ(read_file(root_->path() + "/started"), "SESSION\n");
 
   // Idempotent: a second start keeps the shim and the config.

@@ -188,7 +188,8 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     config_arg.clear();
   }
   script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env " + o.env + " " + cordon +
-            config_arg + (o.verify ? " verify --workspace " + ws : " run --workspace " + ws + " -- " + args) + "\n";
+            config_arg + (o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws
+                                   : " run --workspace " + ws + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);
   return run_shell("ip netns exec " + (o.netns.empty() ? host_ns : o.netns) + " /bin/sh " + path, 120);

@@ -45,12 +45,13 @@ class NetWorld {
     // Launch as production does: no --config; the config is placed at the build's fixed
     // path by an overlay in the launch's private mount namespace (the host's /etc is untouched).
     bool fixed_config = false;
+    bool deep = false;  // with verify: `cordon verify --deep` (battery, then probes)
   };
   // Runs `cordon --config CONFIG run --workspace WS -- ARGS` inside the fake host (through
   // `ip netns exec`, which also gives each launch a private mount namespace for sabotage).
   CommandResult cordon_run(const std::string& config, const std::string& args, const RunOptions& options) const;
   CommandResult cordon_run(const std::string& config, const std::string& args, As as = As::Root) const {
-    return cordon_run(config, args, RunOptions{as, "", "", "", "", false, false});
+    return cordon_run(config, args, RunOptions{as, "", "", "", "", false, false, false});
   }
 
   // Processes in the fake host's namespace besides the world's own listener.

@@ -292,12 +292,43 @@ TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
 TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
   if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
   for (As as : {As::Root, As::User}) {
-    if (as == As::User) ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+    if (as == As::User) {
+      ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+    }
     CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
     EXPECT_EQ(run.status, 0) << run.output;
     EXPECT_NE(run.output.find("Summary: 26 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
   }
+}
+
+// verify --deep: every probe BLOCKED against bait the launcher sets up on the fake host
+// (loopback listener, abstract socket, canaries, its own pid), as root and as a user.
+TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
+  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  // The launcher plants a canary next to the workspace (another project): let the test user
+  // write there too, as a user can in their own projects directory.
+  ::chmod(world->dir.c_str(), 01777);
+  for (As as : {As::Root, As::User}) {
+    if (as == As::User) {
+      ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+    }
+    CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true, true});
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("Summary: 26 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Adversarial summary: 52 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("RESULT: SANDBOX OK (26 checks + 52 probes)"), std::string::npos) << run.output;
+  }
+}
+
+// Without the jail the battery FAILs (18 via --config, 24), so the probes never run.
+TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
+  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  CommandResult run = world->cordon_run(config("nojail"), "", {As::Root, "", "", "", "", true, false, true});
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("probes not run"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("cordon-probe:"), std::string::npos) << run.output;
 }
 
 TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {

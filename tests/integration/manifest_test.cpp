@@ -32,11 +32,14 @@ class Manifest : public ::testing::TestWithParam<Who> {
     dir_ = who_.uid == 0 ? "/var/lib/cordon/sessions" : who_.home + "/.local/state/cordon/sessions";
   }
 
+  // This test's records: other tests launch as the same user in parallel, so match the workspace.
   std::set<std::string> records() {
     std::set<std::string> out;
     if (fs::exists(dir_))
       for (const auto& e : fs::directory_iterator(dir_))
-        if (e.path().extension() == ".json") out.insert(e.path().string());
+        if (e.path().extension() == ".json" &&
+            read_file(e.path().string()).find("\"workspace\":\"" + workspace_ + "\"") != std::string::npos)
+          out.insert(e.path().string());
     return out;
   }
 

@@ -24,7 +24,9 @@ class Shim : public ::testing::Test {
     config_ = prefix_->path() + "/cordon.toml";
     write_file(config_, "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
                         "[agents.otheragent]\n");
-    workspace_ = prefix_->path() + "/ws";
+    // Not beside the prefix: the workspace's siblings are hidden inside the sandbox.
+    projects_ = std::make_unique<TempDir>("/var/tmp/cordon-shim-projects-");
+    workspace_ = projects_->path() + "/ws";
     fs::create_directories(workspace_);
   }
 
@@ -42,7 +44,7 @@ class Shim : public ::testing::Test {
     return run({"/bin/bash", "-c", setup}, o);
   }
 
-  std::unique_ptr<TempDir> prefix_;
+  std::unique_ptr<TempDir> prefix_, projects_;
   std::string cordon_, agent_, config_, workspace_;
 };
 

@@ -73,6 +73,7 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--setenv", "GIT_CONFIG_SYSTEM", "/dev/null",
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
       "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
+      "--tmpfs", "/src",
       "--tmpfs", "/home/dev",
       "--bind", "/src/app", "/src/app",
       "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.netrc",
@@ -85,6 +86,7 @@ TEST(Plan, ExactVectorForAKnownHost) {
       "--ro-bind-data", "12", "/run/cordon/session",
       "--remount-ro", "/run/cordon",
       "--ro-bind", "/usr/local/libexec/cordon", "/usr/local/libexec/cordon",
+      "--remount-ro", "/src",
       "--seccomp", "10", "--chdir", "/src/app/lib", "--", "sh", "-c", "true"};
   EXPECT_EQ(plan.argv, expected);
   EXPECT_EQ(plan.writable, std::vector<std::string>{"/src/app"});
@@ -187,6 +189,30 @@ TEST(Plan, ProcWritableCornersAreReadOnly) {
   size_t proc = find_seq(plan.argv, {"--proc", "/proc"});
   EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sys", "/proc/sys"}), proc + 2);
   EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}), proc + 5);
+}
+
+TEST(Plan, WorkspaceSiblingsAreHidden) {
+  HostFacts f = sample_facts();
+  auto parent_mask = [&](const std::string& ws) {
+    f.workspace = ws;
+    f.directories.insert(ws);
+    return siblings_mask(no_jail(), f);
+  };
+  EXPECT_EQ(parent_mask("/src/app"), "/src");
+  EXPECT_EQ(parent_mask("/srv/projects/app"), "/srv/projects");
+  EXPECT_EQ(parent_mask("/app"), "");               // parent is /
+  EXPECT_EQ(parent_mask("/tmp/ws"), "");            // /tmp is a tmpfs already
+  EXPECT_EQ(parent_mask("/home/dev/src/app"), "");  // inside the inverted home
+  EXPECT_EQ(parent_mask("/opt/app"), "");           // /opt itself holds tools
+  EXPECT_EQ(parent_mask("/opt/projects/app"), "/opt/projects");
+  EXPECT_EQ(parent_mask("/var/tmp/x/ws"), "/var/tmp/x");
+  EXPECT_EQ(parent_mask("/usr/src/linux"), "");     // the OS tree
+  Config keep = no_jail();
+  keep.hide_siblings = false;
+  f.workspace = "/src/app";
+  EXPECT_EQ(siblings_mask(keep, f), "");
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  EXPECT_LT(find_seq(plan.argv, {"--tmpfs", "/src"}), find_seq(plan.argv, {"--bind", "/src/app", "/src/app"}));
 }
 
 TEST(Plan, HostProcFallbackIsExplicit) {
