@@ -13,6 +13,12 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
+RunOptions options_for(const Identity& who) {
+  RunOptions o;
+  o.env = base_env(who);
+  return o;
+}
+
 class Shim : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,7 +57,7 @@ class Shim : public ::testing::Test {
 TEST_F(Shim, InstallRunsTheAgentSandboxedAndRemoveRestoresIt) {
   const std::string original = read_file(agent_);
   RunResult install = run({cordon_, "shim", "install", "--agent", "fakeagent", "--binary", agent_},
-                          RunOptions{base_env(root_identity())});
+                          options_for(root_identity()));
   ASSERT_EQ(install.exit_code, 0) << install.err;
   EXPECT_NE(read_file(agent_).find("# cordon shim for fakeagent"), std::string::npos);
   EXPECT_EQ(read_file(prefix_->path() + "/libexec/cordon/agents/fakeagent"), original);
@@ -65,15 +71,15 @@ TEST_F(Shim, InstallRunsTheAgentSandboxedAndRemoveRestoresIt) {
   EXPECT_EQ(nested.exit_code, 0) << nested.out << nested.err;
   EXPECT_NE(nested.out.find("fakeagent sandbox=1 args=inner"), std::string::npos) << nested.out << nested.err;
 
-  RunResult status = run({cordon_, "shim", "status"}, RunOptions{base_env(root_identity())});
+  RunResult status = run({cordon_, "shim", "status"}, options_for(root_identity()));
   EXPECT_NE(status.out.find("fakeagent: shim " + agent_), std::string::npos) << status.out;
 
-  RunResult remove = run({cordon_, "shim", "remove", "--agent", "fakeagent"}, RunOptions{base_env(root_identity())});
+  RunResult remove = run({cordon_, "shim", "remove", "--agent", "fakeagent"}, options_for(root_identity()));
   ASSERT_EQ(remove.exit_code, 0) << remove.err;
   EXPECT_EQ(read_file(agent_), original);
   EXPECT_FALSE(path_exists(prefix_->path() + "/libexec/cordon/agents/fakeagent"));
   EXPECT_FALSE(path_exists(prefix_->path() + "/libexec/cordon/agents/fakeagent.shim"));
-  EXPECT_NE(run({cordon_, "shim", "status"}, RunOptions{base_env(root_identity())}).out.find("no agents are shimmed"),
+  EXPECT_NE(run({cordon_, "shim", "status"}, options_for(root_identity())).out.find("no agents are shimmed"),
             std::string::npos);
 }
 
@@ -81,7 +87,7 @@ TEST_F(Shim, BinaryElsewhereIsLinkedAndUnlinked) {
   TempDir elsewhere("/var/tmp/cordon-agent-");
   std::string real = elsewhere.path() + "/otheragent";
   write_file(real, "#!/bin/sh\necho other\n", 0755);
-  RunOptions o{base_env(root_identity())};
+  RunOptions o = options_for(root_identity());
   ASSERT_EQ(run({cordon_, "shim", "install", "--agent", "otheragent", "--binary", real}, o).exit_code, 0);
   EXPECT_EQ(fs::read_symlink(prefix_->path() + "/libexec/cordon/agents/otheragent"), real);
   EXPECT_NE(read_file(prefix_->path() + "/bin/otheragent").find("# cordon shim for otheragent"), std::string::npos);
@@ -96,7 +102,7 @@ TEST_F(Shim, BinaryElsewhereIsLinkedAndUnlinked) {
 TEST_F(Shim, NeedsRoot) {
   auto user = unprivileged_identity();
   ASSERT_TRUE(user);
-  RunOptions o{base_env(*user)};
+  RunOptions o = options_for(*user);
   o.as = *user;
   RunResult r = run({cordon_, "shim", "install", "--agent", "fakeagent", "--binary", agent_}, o);
   EXPECT_NE(r.exit_code, 0);
