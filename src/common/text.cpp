@@ -1,6 +1,8 @@
 #include "common/text.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace cordon {
 
@@ -24,6 +26,13 @@ std::string shell_join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
   return out;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
 }
 
 std::string json_string(std::string_view text) {

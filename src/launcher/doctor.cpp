@@ -26,13 +26,6 @@ std::string first_line(const std::string& text) {
   return end == std::string::npos ? text : text.substr(0, end);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 // "bubblewrap 0.8.0" -> {0, 8, 0}
 bool version_at_least(const std::string& text, int major, int minor) {
   int a = 0, b = 0, c = 0;
@@ -76,7 +69,7 @@ void check_bwrap(const std::string& bwrap, const Config& config, std::vector<Doc
 }
 
 void check_seccomp(std::vector<DoctorRow>& rows) {
-  std::string actions = read_text("/proc/sys/kernel/seccomp/actions_avail");
+  std::string actions = read_text_file("/proc/sys/kernel/seccomp/actions_avail");
   bool kernel_ok = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
                    actions.find("errno") != std::string::npos &&
                    actions.find("kill_process") != std::string::npos;
@@ -112,8 +105,8 @@ void check_landlock_and_cgroup(std::vector<DoctorRow>& rows) {
                   abi > 0 ? "ABI " + std::to_string(abi) + " (not required by this version)"
                           : "unavailable (not required by this version)",
                   "boot with lsm=...,landlock to enable it"});
-  std::string controllers = read_text("/sys/fs/cgroup/cgroup.controllers");
-  std::string self = read_text("/proc/self/cgroup");
+  std::string controllers = read_text_file("/sys/fs/cgroup/cgroup.controllers");
+  std::string self = read_text_file("/proc/self/cgroup");
   bool v2 = !controllers.empty();
   std::string path = self.rfind("0::", 0) == 0 ? first_line(self.substr(3)) : "";
   bool writable = v2 && !path.empty() && ::access(("/sys/fs/cgroup" + path).c_str(), W_OK) == 0;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/manifest.h"
 #include "launcher/mounts.h"
 #include "launcher/paths.h"
@@ -17,13 +18,6 @@ extern char** environ;
 
 namespace cordon {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::string trim(const std::string& s) {
   auto b = s.find_first_not_of(" \t\r");
@@ -136,7 +130,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
 
   std::string xdg = f.env_value("XDG_CONFIG_HOME") ? *f.env_value("XDG_CONFIG_HOME") : f.home + "/.config";
   for (const auto& file : {f.home + "/.gitconfig", xdg + "/git/config"}) {
-    auto [name, email] = parse_git_identity(read_text(file));
+    auto [name, email] = parse_git_identity(read_text_file(file));
     if (f.git_user_name.empty()) f.git_user_name = name;
     if (f.git_user_email.empty()) f.git_user_email = email;
   }
@@ -149,8 +143,8 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   }
 
   f.last_verify = read_last_verify(sessions_dir(f));
-  std::string cgroup = read_text("/proc/self/cgroup");
-  if (cgroup.rfind("0::", 0) == 0 && !read_text("/sys/fs/cgroup/cgroup.controllers").empty()) {
+  std::string cgroup = read_text_file("/proc/self/cgroup");
+  if (cgroup.rfind("0::", 0) == 0 && !read_text_file("/sys/fs/cgroup/cgroup.controllers").empty()) {
     std::string path = "/sys/fs/cgroup" + cgroup.substr(3, cgroup.find('\n') - 3);
     f.cgroup_v2_delegated = ::access(path.c_str(), W_OK) == 0;
   }

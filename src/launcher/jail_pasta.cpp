@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/pidfd.h"
 
 namespace cordon::jail {
@@ -25,13 +26,6 @@ constexpr int kPastaExitTimeoutMs = 2000;
 const char* const kFixReport =
     "nothing ran. Check the message above; or set [network] egress_jail = false in /etc/cordon/cordon.toml "
     "to run without network confinement";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // pasta's stderr without its syslog complaints (it logs to syslog when it has no terminal).
 std::string pasta_messages(const std::string& log) {
@@ -120,7 +114,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw Error("egress jail: pasta could not attach to the sandbox's network namespace (exit status " +
                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
-                    "): " + pasta_messages(read_file(log_file)),
+                    "): " + pasta_messages(read_text_file(log_file)),
                 "check that passt is intact (apt-get install --reinstall passt); " + std::string(kFixReport));
 
   adopt_daemon(pid_file);
@@ -129,7 +123,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
 }
 
 void Pasta::adopt_daemon(const std::string& pid_file) {
-  pid_ = static_cast<pid_t>(std::atol(read_file(pid_file).c_str()));
+  pid_ = static_cast<pid_t>(std::atol(read_text_file(pid_file).c_str()));
   if (pid_ > 0) pidfd_.reset(pidfd_open(pid_));
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/memfd.h"
 #include "common/unique_fd.h"
 #include "launcher/child_process.h"
@@ -50,13 +51,6 @@ struct Placement {
   ::sigprocmask(SIG_SETMASK, &original_mask, nullptr);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
-}
-
-std::string read_file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 std::string read_all(int fd) {
@@ -110,7 +104,7 @@ std::vector<pid_t> remaining_children() {
   if (!proc) return out;
   while (dirent* entry = ::readdir(proc)) {
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    std::string stat = read_file_text(std::string("/proc/") + entry->d_name + "/stat");
+    std::string stat = read_text_file(std::string("/proc/") + entry->d_name + "/stat");
     auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream fields(stat.substr(close + 2));
@@ -136,7 +130,7 @@ std::vector<std::string> reap_survivors() {
   }
   std::vector<std::string> survivors;
   for (pid_t pid : remaining_children()) {
-    std::string comm = read_file_text("/proc/" + std::to_string(pid) + "/comm");
+    std::string comm = read_text_file("/proc/" + std::to_string(pid) + "/comm");
     if (!comm.empty() && comm.back() == '\n') comm.pop_back();
     survivors.push_back("pid " + std::to_string(pid) + " (" + comm + ")");
     ::kill(pid, SIGKILL);

@@ -22,13 +22,6 @@
 namespace cordon {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::string utc_now() {
   char buffer[32];
   std::time_t now = std::time(nullptr);
@@ -110,7 +103,7 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
   make_private_dirs(dir);
   id_ = new_session_id();
   path_ = dir + "/" + id_ + ".json";
-  const std::string config_text = config.file_found ? read_text(config.source_path) : "";
+  const std::string config_text = config.file_found ? read_text_file(config.source_path) : "";
   std::vector<std::string> env_names;
   for (const auto& [name, value] : plan.env) env_names.push_back(name);
   ToolVersions versions = tool_versions(facts, plan);
@@ -189,7 +182,7 @@ void record_last_verify(const std::string& dir, int battery_exit_code) {
 }
 
 std::string read_last_verify(const std::string& dir) {
-  std::string text = read_text(dir + "/../last-verify");
+  std::string text = read_text_file(dir + "/../last-verify");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
@@ -209,7 +202,7 @@ int print_sessions_list(const std::string& dir) {
   std::sort(ids.begin(), ids.end());
   std::printf("%-26s %-8s %-10s %s\n", "SESSION", "EXIT", "AGENT", "WORKSPACE");
   for (const auto& id : ids) {
-    std::string text = read_text(dir + "/" + id + ".json");
+    std::string text = read_text_file(dir + "/" + id + ".json");
     auto value = [&](const std::string& key) {
       auto at = text.find("\"" + key + "\":");
       if (at == std::string::npos) return std::string("?");
@@ -227,7 +220,7 @@ int print_sessions_list(const std::string& dir) {
 int print_session(const std::string& dir, const std::string& id) {
   if (id.find('/') != std::string::npos || id.find("..") != std::string::npos)
     throw Error("invalid session id " + id, "use an id from `cordon sessions list`", kExitConfigError);
-  std::string text = read_text(dir + "/" + id + ".json");
+  std::string text = read_text_file(dir + "/" + id + ".json");
   if (text.empty())
     throw Error("no session " + id + " in " + dir, "use an id from `cordon sessions list`", kExitConfigError);
   std::fputs(text.c_str(), stdout);

@@ -19,15 +19,8 @@ namespace {
 
 constexpr const char* kShimMarker = "# cordon shim for ";
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 bool is_shim(const std::string& path, const std::string& agent) {
-  return read_text(path).find(std::string(kShimMarker) + agent + "\n") != std::string::npos;
+  return read_text_file(path).find(std::string(kShimMarker) + agent + "\n") != std::string::npos;
 }
 
 void check_name(const std::string& agent) {
@@ -66,7 +59,7 @@ std::string read_link(const std::string& path) {
 // The record of one shim: "key value" lines, as the session file.
 std::map<std::string, std::string> read_record(const std::string& path) {
   std::map<std::string, std::string> out;
-  std::istringstream in(read_text(path));
+  std::istringstream in(read_text_file(path));
   std::string line;
   while (std::getline(in, line)) {
     auto space = line.find(' ');
