@@ -263,11 +263,7 @@ class Plant {
   std::vector<std::string> parents_;
 };
 
-enum class Who { Root, User };
 
-std::string who_name(const ::testing::TestParamInfo<Who>& info) {
-  return info.param == Who::Root ? "root" : "unprivileged";
-}
 
 // Checks that FAIL in every `cordon --config FILE run` without the jail: 18 (the config was
 // not read from the fixed path) and 24 (shared network namespace).
@@ -282,13 +278,9 @@ class Battery : public ::testing::TestWithParam<Who> {
  protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    if (GetParam() == Who::User) {
-      auto user = unprivileged_identity();
-      ASSERT_TRUE(user) << "could not create the unprivileged test user";
-      who_ = *user;
-    } else {
-      who_ = root_identity();
-    }
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
     base_ = std::make_unique<TempDir>("/tmp/cordon-bt-");
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-bt-");
     cordon_ = stage_install(base_->path() + "/prefix");

@@ -17,23 +17,15 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-enum class Who { Root, User };
 
-std::string who_name(const ::testing::TestParamInfo<Who>& info) {
-  return info.param == Who::Root ? "root" : "unprivileged";
-}
 
 class Launcher : public ::testing::TestWithParam<Who> {
  protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    if (GetParam() == Who::User) {
-      auto user = unprivileged_identity();
-      ASSERT_TRUE(user) << "could not create the unprivileged test user";
-      who_ = *user;
-    } else {
-      who_ = root_identity();
-    }
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
     base_ = std::make_unique<TempDir>("/tmp/cordon-it-");
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-it-");
     // Outside /tmp, which is a tmpfs inside the sandbox, so `cordon status` can run in there.

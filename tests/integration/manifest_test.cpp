@@ -13,15 +13,13 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-enum class Who { Root, User };
-
 class Manifest : public ::testing::TestWithParam<Who> {
  protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to create the test user";
-    auto user = unprivileged_identity();
-    ASSERT_TRUE(user);
-    who_ = GetParam() == Who::Root ? root_identity() : *user;
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
     base_ = std::make_unique<TempDir>("/tmp/cordon-manifest-");
     cordon_ = stage_install(base_->path() + "/prefix");
     config_ = base_->path() + "/cordon.toml";
@@ -111,8 +109,7 @@ TEST_P(Manifest, TeardownFailureIsLoud) {
   EXPECT_NE(r.err.find("TEARDOWN FAILED"), std::string::npos) << r.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(As, Manifest, ::testing::Values(Who::Root, Who::User),
-                         [](const auto& info) { return info.param == Who::Root ? "root" : "unprivileged"; });
+INSTANTIATE_TEST_SUITE_P(As, Manifest, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace
 }  // namespace cordon::testing

@@ -36,11 +36,7 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-enum class Who { Root, User };
 
-std::string who_name(const ::testing::TestParamInfo<Who>& info) {
-  return info.param == Who::Root ? "root" : "unprivileged";
-}
 
 // Probes whose verdict depends on the network the sandbox is in (the egress jail).
 const std::set<std::string> kNetworkDependent = {"01", "02", "03", "04", "05", "06", "07", "10"};
@@ -188,13 +184,9 @@ class Probe : public ::testing::TestWithParam<Who> {
  protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "probe tests need root (test user, planted sockets, file capabilities)";
-    if (GetParam() == Who::User) {
-      auto user = unprivileged_identity();
-      ASSERT_TRUE(user) << "could not create the unprivileged test user";
-      who_ = *user;
-    } else {
-      who_ = root_identity();
-    }
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
     tag_ = std::to_string(::getpid());
     base_ = std::make_unique<TempDir>("/tmp/cordon-pt-");
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-pt-");

@@ -38,6 +38,14 @@ TempDir::~TempDir() {
 
 Identity root_identity() { return Identity{0, 0, "root", "/root"}; }
 
+std::string who_name(const ::testing::TestParamInfo<Who>& info) {
+  return info.param == Who::Root ? "root" : "unprivileged";
+}
+
+std::optional<Identity> identity_for(Who who) {
+  return who == Who::Root ? std::optional<Identity>(root_identity()) : unprivileged_identity();
+}
+
 std::optional<Identity> unprivileged_identity() {
   const char* name = "cordon-test";
   passwd* pw = ::getpwnam(name);

@@ -1,6 +1,7 @@
 // Test support for integration tests: real processes, real users, bounded waits.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <map>
@@ -33,6 +34,12 @@ struct Identity {
 // The unprivileged account the suite runs sandboxes as (created when missing; needs root).
 std::optional<Identity> unprivileged_identity();
 Identity root_identity();
+
+// Tests parameterised over who launches: root (as CI) and an ordinary user.
+enum class Who { Root, User };
+std::string who_name(const ::testing::TestParamInfo<Who>& info);
+// The identity for `who`; nullopt when the unprivileged user cannot be created.
+std::optional<Identity> identity_for(Who who);
 
 struct RunOptions {
   std::map<std::string, std::string> env;  // the whole environment
