@@ -100,6 +100,10 @@ class Socket {
   struct Reply;
   // Sends one request and collects every reply message until the ack / end of dump.
   Reply transact(void* request, const std::string& what);
+  // A dump of `request` for `family` (the first byte of every rtnetlink fixed header):
+  // the reply messages of type `reply_type`, each with its header. Throws on a failed dump.
+  std::vector<std::string> dump(uint16_t request, uint16_t reply_type, size_t header_size, uint8_t family,
+                                const std::string& what);
 
   mnl_socket* socket_ = nullptr;
   unsigned port_ = 0;

@@ -3,6 +3,8 @@
 #include <linux/fib_rules.h>
 #include <linux/if.h>
 
+#include <cstddef>
+
 #include "common/netlink.h"
 #include "common/netlink_internal.h"
 
@@ -61,34 +63,38 @@ void put_route(nlmsghdr* nlh, const Route& route) {
 
 }  // namespace
 
-std::vector<Route> Socket::routes(uint8_t family) {
+// dump() sets the family through the first byte of whichever fixed header it sends.
+static_assert(offsetof(rtmsg, rtm_family) == 0 && offsetof(ifaddrmsg, ifa_family) == 0 &&
+              offsetof(fib_rule_hdr, family) == 0 && offsetof(ifinfomsg, ifi_family) == 0);
+
+std::vector<std::string> Socket::dump(uint16_t request, uint16_t reply_type, size_t header_size, uint8_t family,
+                                      const std::string& what) {
   alignas(nlmsghdr) char buffer[kRequestSize] = {};
-  rtmsg* rm;
-  nlmsghdr* nlh = start(buffer, RTM_GETROUTE, NLM_F_DUMP, &rm);
-  rm->rtm_family = family;
-  Reply reply = transact(nlh, "route dump");
-  check(reply.error, reply.message, "route dump");
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buffer);
+  nlh->nlmsg_type = request;
+  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  static_cast<uint8_t*>(mnl_nlmsg_put_extra_header(nlh, header_size))[0] = family;
+  Reply reply = transact(nlh, what);
+  check(reply.error, reply.message, what);
+  std::vector<std::string> out;
+  for (auto& m : reply.messages)
+    if (reinterpret_cast<const nlmsghdr*>(m.data())->nlmsg_type == reply_type) out.push_back(std::move(m));
+  return out;
+}
+
+std::vector<Route> Socket::routes(uint8_t family) {
   std::vector<Route> out;
-  for (const auto& m : reply.messages) {
-    const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
-    if (msg->nlmsg_type != RTM_NEWROUTE) continue;
-    Route r = parse_route(msg);
+  for (const auto& m : dump(RTM_GETROUTE, RTM_NEWROUTE, sizeof(rtmsg), family, "route dump")) {
+    Route r = parse_route(reinterpret_cast<const nlmsghdr*>(m.data()));
     if (r.family == family && !(r.flags & RTM_F_CLONED)) out.push_back(r);
   }
   return out;
 }
 
 std::vector<Address> Socket::addresses(uint8_t family) {
-  alignas(nlmsghdr) char buffer[kRequestSize] = {};
-  ifaddrmsg* am;
-  nlmsghdr* nlh = start(buffer, RTM_GETADDR, NLM_F_DUMP, &am);
-  am->ifa_family = family;
-  Reply reply = transact(nlh, "address dump");
-  check(reply.error, reply.message, "address dump");
   std::vector<Address> out;
-  for (const auto& m : reply.messages) {
+  for (const auto& m : dump(RTM_GETADDR, RTM_NEWADDR, sizeof(ifaddrmsg), family, "address dump")) {
     const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
-    if (msg->nlmsg_type != RTM_NEWADDR) continue;
     const auto* ifa = static_cast<const ifaddrmsg*>(mnl_nlmsg_get_payload(msg));
     if (ifa->ifa_family != family) continue;
     Attrs a = parse_attrs(msg, sizeof(ifaddrmsg));
@@ -109,16 +115,9 @@ std::vector<Address> Socket::addresses(uint8_t family) {
 }
 
 std::vector<Rule> Socket::rules(uint8_t family) {
-  alignas(nlmsghdr) char buffer[kRequestSize] = {};
-  fib_rule_hdr* fr;
-  nlmsghdr* nlh = start(buffer, RTM_GETRULE, NLM_F_DUMP, &fr);
-  fr->family = family;
-  Reply reply = transact(nlh, "rule dump");
-  check(reply.error, reply.message, "rule dump");
   std::vector<Rule> out;
-  for (const auto& m : reply.messages) {
+  for (const auto& m : dump(RTM_GETRULE, RTM_NEWRULE, sizeof(fib_rule_hdr), family, "rule dump")) {
     const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
-    if (msg->nlmsg_type != RTM_NEWRULE) continue;
     const auto* hdr = static_cast<const fib_rule_hdr*>(mnl_nlmsg_get_payload(msg));
     Attrs a = parse_attrs(msg, sizeof(fib_rule_hdr));
     Rule rule;
@@ -139,16 +138,9 @@ std::vector<Rule> Socket::rules(uint8_t family) {
 }
 
 std::vector<Link> Socket::links() {
-  alignas(nlmsghdr) char buffer[kRequestSize] = {};
-  ifinfomsg* ifm;
-  nlmsghdr* nlh = start(buffer, RTM_GETLINK, NLM_F_DUMP, &ifm);
-  ifm->ifi_family = AF_UNSPEC;
-  Reply reply = transact(nlh, "link dump");
-  check(reply.error, reply.message, "link dump");
   std::vector<Link> out;
-  for (const auto& m : reply.messages) {
+  for (const auto& m : dump(RTM_GETLINK, RTM_NEWLINK, sizeof(ifinfomsg), AF_UNSPEC, "link dump")) {
     const auto* msg = reinterpret_cast<const nlmsghdr*>(m.data());
-    if (msg->nlmsg_type != RTM_NEWLINK) continue;
     const auto* info = static_cast<const ifinfomsg*>(mnl_nlmsg_get_payload(msg));
     Attrs a = parse_attrs(msg, sizeof(ifinfomsg));
     Link link;
