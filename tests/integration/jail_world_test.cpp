@@ -280,7 +280,7 @@ TEST_F(JailWorld, SkipHookBuildsAPartialJailForTheBattery) {
 }
 
 TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
-  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
   CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "CORDON_TEST_SKIP_ROUTE=1", "", "", true});
   EXPECT_NE(run.output.find("[FAIL] 19 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[FAIL] 20 "), std::string::npos) << run.output;
@@ -290,7 +290,7 @@ TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
 // The whole promise, measured: the full cordon sandbox, launched exactly as in production
 // (fixed config path, the jail on), passes every battery check, as root and as a user.
 TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
-  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
   for (As as : {As::Root, As::User}) {
     if (as == As::User) {
       ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
@@ -305,7 +305,7 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
 // verify --deep: every probe BLOCKED against bait the launcher sets up on the fake host
 // (loopback listener, abstract socket, canaries, its own pid), as root and as a user.
 TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
-  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
   // The launcher plants a canary next to the workspace (another project): let the test user
   // write there too, as a user can in their own projects directory.
   ::chmod(world->dir.c_str(), 01777);
@@ -324,7 +324,7 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
 
 // Without the jail the battery FAILs (18 via --config, 24), so the probes never run.
 TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
-  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
   CommandResult run = world->cordon_run(config("nojail"), "", {As::Root, "", "", "", "", true, false, true});
   EXPECT_EQ(run.status, 2) << run.output;
   EXPECT_NE(run.output.find("probes not run"), std::string::npos) << run.output;
@@ -332,7 +332,7 @@ TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
 }
 
 TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {
-  if (!battery_built()) GTEST_SKIP() << "cordon-battery not built";
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
   CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "", "", "", true});
   EXPECT_NE(run.output.find("[PASS] 19 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[PASS] 20 "), std::string::npos) << run.output;

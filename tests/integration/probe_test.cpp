@@ -193,7 +193,7 @@ class Probe : public ::testing::TestWithParam<Who> {
     home_dir_ = std::make_unique<TempDir>("/var/tmp/cordon-pth-");
     cordon_ = stage_install(base_->path() + "/prefix");
     probe_ = base_->path() + "/prefix/libexec/cordon/cordon-probe";
-    if (!path_exists(probe_)) GTEST_SKIP() << "cordon-probe is not built";
+    ASSERT_TRUE(path_exists(probe_)) << "cordon-probe was not built";
     config_ = base_->path() + "/cordon.toml";
     write_file(config_, "[network]\negress_jail = false\n");
     ws_ = base_->path() + "/ws";
@@ -417,7 +417,7 @@ TEST(ProbeAudit, CommandsShareOneBodyAndNameEveryProbe) {
                            "\"$L/cordon-probe\""})
     EXPECT_NE(body.find(line), std::string::npos) << line;
   const std::string probe = std::string(CORDON_BUILD_DIR) + "/libexec/cordon/cordon-probe";
-  if (!path_exists(probe)) GTEST_SKIP() << "cordon-probe is not built";
+  ASSERT_TRUE(path_exists(probe)) << "cordon-probe was not built";
   RunOptions o;
   o.env = {{"PATH", "/usr/bin:/bin"}};
   RunResult list = run({probe, "--list"}, o);
@@ -664,7 +664,7 @@ class ProbeWorld : public ::testing::TestWithParam<Who> {
     ASSERT_EQ(world_problem, "");
     if (GetParam() == Who::User && !world->user_ready) GTEST_SKIP() << "no test user in the world";
     probe_ = world->dir + "/inst/libexec/cordon/cordon-probe";
-    if (!path_exists(probe_)) GTEST_SKIP() << "cordon-probe is not built";
+    ASSERT_TRUE(path_exists(probe_)) << "cordon-probe was not built";
     abstract_name_ = "cordon-probe-host-" + world->id;
     // The fake host's own services: its listener answers on 127.0.0.1:8080 (networld.sh), and
     // an abstract socket listens in its network namespace.
