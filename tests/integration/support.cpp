@@ -144,16 +144,35 @@ void drain(int fd, std::string& into) {
   while ((n = ::read(fd, buffer, sizeof buffer)) > 0) into.append(buffer, static_cast<size_t>(n));
 }
 
+// argv and environment as execve takes them, built before the fork.
+struct ExecImage {
+  ExecImage(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+  }
+  std::vector<std::string> env_strings;
+  std::vector<char*> envp, args;
+};
+
+// In a forked child: become `o.as` (if set), enter `o.cwd`, exec. 126/127 on failure.
+[[noreturn]] void become_and_exec(const ExecImage& image, const RunOptions& o) {
+  if (o.as) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(o.as->gid, o.as->gid, o.as->gid) != 0 ||
+        ::setresuid(o.as->uid, o.as->uid, o.as->uid) != 0)
+      ::_exit(126);
+  }
+  if (::chdir(o.cwd.c_str()) != 0) ::_exit(126);
+  ::execve(image.args[0], image.args.data(), image.envp.data());
+  ::_exit(127);
+}
+
 }  // namespace
 
 RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : o.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  const ExecImage image(argv, o.env);
 
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) || ::pipe2(in_pipe, O_CLOEXEC))
@@ -180,14 +199,7 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
       ::dup2(out_pipe[1], 1);
       ::dup2(err_pipe[1], 2);
     }
-    if (o.as) {
-      if (::setgroups(0, nullptr) != 0 || ::setresgid(o.as->gid, o.as->gid, o.as->gid) != 0 ||
-          ::setresuid(o.as->uid, o.as->uid, o.as->uid) != 0)
-        ::_exit(126);
-    }
-    if (::chdir(o.cwd.c_str()) != 0) ::_exit(126);
-    ::execve(args[0], args.data(), envp.data());
-    ::_exit(127);
+    become_and_exec(image, o);
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -256,13 +268,7 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
 }
 
 pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o) {
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : o.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  const ExecImage image(argv, o.env);
   pid_t pid = ::fork();
   if (pid != 0) {
     if (pid > 0) ::setpgid(pid, pid);
@@ -273,14 +279,7 @@ pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o
   ::dup2(null_fd, 0);
   ::dup2(null_fd, 1);
   ::dup2(null_fd, 2);
-  if (o.as) {
-    if (::setgroups(0, nullptr) != 0 || ::setresgid(o.as->gid, o.as->gid, o.as->gid) != 0 ||
-        ::setresuid(o.as->uid, o.as->uid, o.as->uid) != 0)
-      ::_exit(126);
-  }
-  if (::chdir(o.cwd.c_str()) != 0) ::_exit(126);
-  ::execve(args[0], args.data(), envp.data());
-  ::_exit(127);
+  become_and_exec(image, o);
 }
 
 void stop_background(pid_t pid) {
