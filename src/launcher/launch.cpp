@@ -253,9 +253,6 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   const std::string status = read_all(status_read.get());
   LaunchOutcome outcome;
   outcome.command_ran = !status_field(status, "exit-code").empty();
-  std::string sandbox_pid = status_field(status, "child-pid");
-  outcome.sandbox_pid = sandbox_pid.empty() ? -1 : std::stoi(sandbox_pid);
-  outcome.pid_namespace = status_field(status, "pid-namespace");
   outcome.exit_code = exit_code_from_wait_status(wait_status);
   outcome.duration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

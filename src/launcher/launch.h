@@ -15,8 +15,6 @@ namespace cordon {
 struct LaunchOutcome {
   int exit_code = 0;             // the command's status, or 128+N for death by signal N
   bool command_ran = false;      // bwrap reported the command's exit
-  int sandbox_pid = -1;          // bwrap's "child-pid": the sandbox's init, as the host sees it
-  std::string pid_namespace;     // bwrap's "pid-namespace" inode
   double duration_seconds = 0;
   std::vector<std::string> survivors;  // session processes alive after the sandbox exited (then killed)
   std::vector<std::string> limit_hits; // budgets the session ran into
