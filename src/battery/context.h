@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "battery/mountinfo.h"
+#include "common/mountinfo.h"
 #include "common/session_file.h"
 
 namespace cordon::battery {

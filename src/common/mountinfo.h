@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace cordon::battery {
+namespace cordon {
 
 struct Mount {
   int id = 0;
@@ -46,4 +46,4 @@ std::vector<Mount> parse_mountinfo(const std::string& text);
 // "/a/b" is within "/a"; "/" contains everything.
 bool path_within(const std::string& inner, const std::string& outer);
 
-}  // namespace cordon::battery
+}  // namespace cordon

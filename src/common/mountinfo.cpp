@@ -1,8 +1,8 @@
-#include "battery/mountinfo.h"
+#include "common/mountinfo.h"
 
 #include <sstream>
 
-namespace cordon::battery {
+namespace cordon {
 namespace {
 
 std::string unescape(const std::string& field) {
@@ -124,4 +124,4 @@ bool MountTable::has_mount_at_or_below(const std::string& path) const {
   return false;
 }
 
-}  // namespace cordon::battery
+}  // namespace cordon
