@@ -38,6 +38,7 @@ std::string serialize_session(const SessionInfo& s) {
   put(out, "jail_gateway", s.jail_gateway);
   put(out, "jail_dns", s.jail_dns);
   put_all(out, "limit", s.limits);
+  put_all(out, "cgroup_parent", s.cgroup_parents);
   put(out, "last_verify", s.last_verify);
   return out.str();
 }
@@ -76,6 +77,7 @@ std::optional<SessionInfo> parse_session(const std::string& text, std::string* p
     else if (key == "jail_gateway") s.jail_gateway = value;
     else if (key == "jail_dns") s.jail_dns = value;
     else if (key == "limit") s.limits.push_back(value);
+    else if (key == "cgroup_parent") s.cgroup_parents.push_back(value);
     else if (key == "last_verify") s.last_verify = value;
     // Unknown keys are ignored so a newer launcher can add facts an older battery skips.
   }

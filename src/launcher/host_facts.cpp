@@ -143,11 +143,11 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   }
 
   f.last_verify = read_last_verify(sessions_dir(f));
-  std::string cgroup = read_text_file("/proc/self/cgroup");
-  if (cgroup.rfind("0::", 0) == 0 && !read_text_file("/sys/fs/cgroup/cgroup.controllers").empty()) {
-    std::string path = "/sys/fs/cgroup" + cgroup.substr(3, cgroup.find('\n') - 3);
-    f.cgroup_v2_delegated = ::access(path.c_str(), W_OK) == 0;
-  }
+  // Only a configured memory/pids budget needs them; the launch path stays lean otherwise.
+  bool budgets = false;
+  for (const auto& [key, value] : config.limits) budgets = budgets || !cgroup::controller_for(key).empty();
+  for (const auto& item : request.limit_overrides) budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
+  if (budgets) f.cgroups = cgroup::gather_hierarchies();
 
   char target[PATH_MAX];
   ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/cgroup_plan.h"
 #include "launcher/config.h"
 
 namespace cordon {
@@ -39,7 +40,7 @@ struct HostFacts {
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;  // set when /etc/resolv.conf links into /run
-  bool cgroup_v2_delegated = false;  // own cgroup v2 directory is writable
+  std::vector<cgroup::Hierarchy> cgroups;  // the launcher's own cgroup hierarchies
   std::string last_verify;           // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }

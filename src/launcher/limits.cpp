@@ -51,7 +51,7 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
 
 LimitPlan plan_limits(const std::map<std::string, long long>& limits,
                       const std::vector<std::string>& best_effort, unsigned uid,
-                      bool cgroup_v2_delegated, const std::string& config_path) {
+                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
   plan.rlimits.push_back({RLIMIT_CORE, 0, "core"});
@@ -70,11 +70,14 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
       plan.enforced.push_back(key);
       continue;
     }
-    if (key == "memory_max_bytes" || key == "pids_max") {
-      // cgroup v2 budgets need a delegated subtree; this version does not drive cgroups yet.
-      cannot(key, cgroup_v2_delegated ? "cgroup budgets are not implemented by this version"
-                                      : "no delegated cgroup v2 subtree on this host",
-             "use as_bytes / nproc instead");
+    if (!cgroup::controller_for(key).empty()) {
+      cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
+      if (!placed.why_not.empty()) {
+        cannot(key, placed.why_not, placed.fix);
+      } else {
+        plan.cgroup_budgets.push_back(placed.budget);
+        plan.enforced.push_back(key);
+      }
       continue;
     }
     if (key == "nproc" && uid == 0) {

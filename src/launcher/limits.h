@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/cgroup_plan.h"
 #include "launcher/config.h"
 
 namespace cordon {
@@ -21,6 +22,7 @@ struct RlimitSetting {
 
 struct LimitPlan {
   std::vector<RlimitSetting> rlimits;       // applied in the launcher's child before bwrap
+  std::vector<cgroup::Budget> cgroup_budgets;  // memory/pids: the session's own cgroup
   long long wall_clock_seconds = 0;         // 0 = none
   std::vector<std::string> enforced;        // config keys, plus "core" (always 0)
   std::vector<std::string> not_enforced;    // best-effort keys this host cannot enforce
@@ -32,11 +34,11 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
                                                        const std::vector<std::string>& overrides);
 
 // Pure. `uid` decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
-// `cgroup_v2_delegated` whether memory/pids budgets are possible. Throws cordon::Error when a
-// limit cannot be enforced and is not listed in limits.best_effort.
+// `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws
+// cordon::Error when a limit cannot be enforced and is not listed in limits.best_effort.
 LimitPlan plan_limits(const std::map<std::string, long long>& limits,
                       const std::vector<std::string>& best_effort, unsigned uid,
-                      bool cgroup_v2_delegated, const std::string& config_path);
+                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
 
 // In the forked child, before bwrap: async-signal-safe setrlimit calls. Returns false on error.
 bool apply_rlimits(const LimitPlan& plan);

@@ -103,7 +103,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
   plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
-                            config.limits_best_effort, facts.uid, facts.cgroup_v2_delegated,
+                            config.limits_best_effort, facts.uid, facts.cgroups,
                             config.source_path);
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
@@ -134,6 +134,10 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
     plan.session.jail_dns = jail->dns_forward;
   }
   for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& b : plan.limits.cgroup_budgets) {
+    plan.session.limits.push_back(b.limit_key + "=" + b.settings.front().value);
+    plan.session.cgroup_parents.push_back(b.controller + " " + b.parent_dir);
+  }
   if (plan.limits.wall_clock_seconds > 0)
     plan.session.limits.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
   plan.session.last_verify = facts.last_verify;

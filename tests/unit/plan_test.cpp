@@ -290,7 +290,7 @@ INSTANTIATE_TEST_SUITE_P(
                   r.agent = "codex"; }, "binary /usr/local/bin/codex does not exist"},
         Refusal{"unknown agent", [](Config&, HostFacts&, LaunchRequest& r) { r.agent = "ghost"; }, "unknown agent profile"},
         Refusal{"no command", [](Config&, HostFacts&, LaunchRequest& r) { r.command.clear(); }, "no command"},
-        Refusal{"memory budget without cgroup v2", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; }, "cannot be enforced here"},
+        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; }, "cannot be enforced here"},
         Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
         Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
         Refusal{"unknown limit override", [](Config&, HostFacts&, LaunchRequest& r) { r.limit_overrides = {"cpu=1"}; }, "NAME=NUMBER"},

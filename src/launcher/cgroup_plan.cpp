@@ -1,0 +1,145 @@
+#include "launcher/cgroup_plan.h"
+
+#include <unistd.h>
+
+#include <sstream>
+
+#include "common/text.h"
+
+namespace cordon::cgroup {
+namespace {
+
+// The controllers a v1 mount carries, from its superblock options ("rw,memory").
+std::set<std::string> v1_controllers(const std::string& super_opts) {
+  std::set<std::string> out;
+  std::stringstream in(super_opts);
+  std::string opt;
+  while (std::getline(in, opt, ','))
+    if (opt != "rw" && opt != "ro" && opt.find('=') == std::string::npos && opt != "clone_children" &&
+        opt != "noprefix" && opt != "xattr" && opt != "cpuset_v2_mode")
+      out.insert(opt);
+  return out;
+}
+
+std::set<std::string> words(const std::string& text) {
+  std::set<std::string> out;
+  std::stringstream in(text);
+  std::string w;
+  while (in >> w) out.insert(w);
+  return out;
+}
+
+std::string join_set(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
+  return out.empty() ? "none" : out;
+}
+
+// mount point + (own path below the mount's root); "" when the own path lies outside the mount.
+std::string own_dir_in(const Mount& m, const std::string& own_path) {
+  if (!path_within(own_path, m.root)) return {};
+  std::string below = m.root == "/" ? own_path : own_path.substr(m.root.size());
+  if (below.empty() || below == "/") return m.mount_point;
+  return (m.mount_point == "/" ? "" : m.mount_point) + below;
+}
+
+}  // namespace
+
+const char* version_name(Version v) { return v == Version::V1 ? "v1" : "v2"; }
+
+std::string controller_for(const std::string& limit_key) {
+  if (limit_key == "memory_max_bytes") return "memory";
+  if (limit_key == "pids_max") return "pids";
+  return {};
+}
+
+std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts) {
+  std::vector<Hierarchy> out;
+  std::stringstream lines(proc_self_cgroup);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // "ID:CONTROLLERS:PATH"; v2 is "0::PATH".
+    auto first = line.find(':');
+    auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    std::string ids = line.substr(first + 1, second - first - 1);
+    std::string own_path = line.substr(second + 1);
+    bool v2 = line.compare(0, first, "0") == 0 && ids.empty();
+    for (const auto& m : mounts) {
+      if (v2 ? m.fstype != "cgroup2" : m.fstype != "cgroup") continue;
+      std::set<std::string> bound = v2 ? std::set<std::string>{} : v1_controllers(m.super_opts);
+      if (!v2) {
+        std::set<std::string> listed;
+        std::stringstream names(ids);
+        std::string name;
+        while (std::getline(names, name, ',')) listed.insert(name);
+        if (listed != bound) continue;
+      }
+      std::string dir = own_dir_in(m, own_path);
+      if (dir.empty()) continue;
+      out.push_back({v2 ? Version::V2 : Version::V1, dir, bound, false});
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<Hierarchy> gather_hierarchies() {
+  std::vector<Hierarchy> found =
+      locate_hierarchies(read_text_file("/proc/self/cgroup"), parse_mountinfo(read_text_file("/proc/self/mountinfo")));
+  for (auto& h : found) {
+    if (h.version == Version::V2) h.controllers = words(read_text_file(h.own_dir + "/cgroup.controllers"));
+    h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
+  }
+  return found;
+}
+
+Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::string& limit_key, long long value,
+                       uid_t uid) {
+  Placement p;
+  const std::string controller = controller_for(limit_key);
+  const Hierarchy* chosen = nullptr;
+  // A controller bound to a v1 hierarchy is unavailable to v2, so a v1 match is the only one.
+  for (const auto& h : hierarchies)
+    if (h.controllers.count(controller) && (!chosen || h.version == Version::V1)) chosen = &h;
+  if (!chosen) {
+    const Hierarchy* v2 = nullptr;
+    for (const auto& h : hierarchies)
+      if (h.version == Version::V2) v2 = &h;
+    if (v2) {
+      p.why_not = "the " + controller + " controller is not available to cgroup v2 directory " + v2->own_dir +
+                  " (its cgroup.controllers: " + join_set(v2->controllers) + ")";
+      p.fix = "enable " + controller + " in the parent's cgroup.subtree_control, or start cordon in a delegated "
+              "unit (systemd-run --scope -p Delegate=yes cordon run ...)";
+    } else {
+      p.why_not = "no mounted cgroup hierarchy carries the " + controller + " controller";
+      p.fix = "mount cgroup2 at /sys/fs/cgroup with the " + controller + " controller enabled";
+    }
+    return p;
+  }
+  if (!chosen->writable) {
+    p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen->version) + " directory " +
+                chosen->own_dir + " is not writable by uid " + std::to_string(uid);
+    p.fix = chosen->version == Version::V2
+                ? "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)"
+                : "launch as root, or start cordon in a " + controller + " cgroup the operator created and chowned to this user";
+    return p;
+  }
+  p.budget.limit_key = limit_key;
+  p.budget.controller = controller;
+  p.budget.version = chosen->version;
+  p.budget.parent_dir = chosen->own_dir;
+  const std::string v = std::to_string(value);
+  if (controller == "pids") {
+    p.budget.settings = {{"pids.max", v}};
+  } else if (chosen->version == Version::V2) {
+    // Swap would let a session exceed its memory budget on disk: none for the session.
+    p.budget.settings = {{"memory.max", v}, {"memory.swap.max", "0", true}};
+  } else {
+    // memsw (memory + swap) must be raised after, and lowered before, the memory limit.
+    p.budget.settings = {{"memory.limit_in_bytes", v}, {"memory.memsw.limit_in_bytes", v, true}};
+  }
+  return p;
+}
+
+}  // namespace cordon::cgroup
