@@ -14,6 +14,7 @@
 #include "common/build_config.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "launcher/cgroup_session.h"
 #include "launcher/config.h"
 #include "launcher/doctor.h"
 #include "launcher/host_facts.h"
@@ -87,15 +88,31 @@ int launch(const Config& config, const SessionOptions& o, bool is_verify = false
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
   SessionRecord record(config, facts, plan);
   Receipt receipt;
+  std::unique_ptr<cgroup::SessionCgroup> budgets;
   try {
-    receipt.outcome = run_sandbox(plan, jail.get());
+    // The session's cgroup is made (limits written and read back) before anything forks; the
+    // forked child joins it first, before the jail's namespaces.
+    std::vector<LaunchStage*> stages;
+    if (!plan.limits.cgroup_budgets.empty()) {
+      budgets = std::make_unique<cgroup::SessionCgroup>(plan.limits.cgroup_budgets, record.id());
+      stages.push_back(budgets.get());
+    }
+    if (jail) stages.push_back(jail.get());
+    receipt.outcome = run_sandbox(plan, stages);
   } catch (const Error& e) {
     receipt.launch_error = e.what();
+    budgets.reset();
     record.finish(receipt);
     throw;
   }
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
+  if (budgets) {
+    receipt.cgroups_removed = budgets->directories();
+    cgroup::CgroupFinish finished = budgets->finish();
+    for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
+    for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
+  }
   record.finish(receipt);
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   for (const auto& hit : receipt.limit_hits)

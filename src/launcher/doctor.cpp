@@ -1,11 +1,13 @@
 #include "launcher/doctor.h"
 
+
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
+#include "launcher/cgroup_plan.h"
 #include "launcher/paths.h"
 #include "launcher/seccomp_compile.h"
 #include "launcher/seccomp_policy.h"
@@ -99,22 +102,34 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
                   pasta.empty() ? "pasta not found" : pasta + " (" + version + ")", "apt-get install passt"});
 }
 
-void check_landlock_and_cgroup(std::vector<DoctorRow>& rows) {
+void check_landlock(std::vector<DoctorRow>& rows) {
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   rows.push_back({abi > 0 ? DoctorStatus::Pass : DoctorStatus::Warn, "landlock",
                   abi > 0 ? "ABI " + std::to_string(abi) + " (not required by this version)"
                           : "unavailable (not required by this version)",
                   "boot with lsm=...,landlock to enable it"});
-  std::string controllers = read_text_file("/sys/fs/cgroup/cgroup.controllers");
-  std::string self = read_text_file("/proc/self/cgroup");
-  bool v2 = !controllers.empty();
-  std::string path = self.rfind("0::", 0) == 0 ? first_line(self.substr(3)) : "";
-  bool writable = v2 && !path.empty() && ::access(("/sys/fs/cgroup" + path).c_str(), W_OK) == 0;
-  rows.push_back({writable ? DoctorStatus::Pass : DoctorStatus::Warn, "cgroup v2 delegation",
-                  !v2 ? "no cgroup v2 hierarchy at /sys/fs/cgroup"
-                      : writable ? "own cgroup " + path + " is writable (controllers: " + first_line(controllers) + ")"
-                                 : "own cgroup " + path + " is not writable",
-                  "needed only for memory/pids budgets: delegate a cgroup subtree to this user"});
+}
+
+// Where memory/pids budgets would live for this user. FAIL only when the configuration asks
+// for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
+void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
+  auto hierarchies = cgroup::gather_hierarchies();
+  for (const char* key : {"memory_max_bytes", "pids_max"}) {
+    bool configured = config.limits.count(key) != 0;
+    bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
+                   config.limits_best_effort.end();
+    cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
+    DoctorStatus status = placed.why_not.empty() ? DoctorStatus::Pass
+                          : configured && !lenient ? DoctorStatus::Fail
+                                                   : DoctorStatus::Warn;
+    std::string detail = placed.why_not.empty()
+                             ? std::string("session cgroups (") + cgroup::version_name(placed.budget.version) +
+                                   ") under " + placed.budget.parent_dir
+                             : placed.why_not;
+    detail += configured ? " (limits." + std::string(key) + " is configured" + (lenient ? ", best effort)" : ")")
+                         : " (limits." + std::string(key) + " is not configured)";
+    rows.push_back({status, "cgroup " + cgroup::controller_for(key), detail, placed.fix});
+  }
 }
 
 const char* label(DoctorStatus s) {
@@ -131,7 +146,8 @@ std::vector<DoctorRow> run_doctor(const Config& config) {
   check_bwrap(find_system_binary("bwrap"), config, rows);
   check_seccomp(rows);
   check_network(config, rows);
-  check_landlock_and_cgroup(rows);
+  check_landlock(rows);
+  check_cgroup_budgets(config, rows);
   return rows;
 }
 

@@ -61,11 +61,10 @@ std::string read_all(int fd) {
   return text;
 }
 
-// In the child: runs the stage; on failure sends "what\nfix" to the parent and exits.
-void run_stage_in_child(LaunchStage* stage, int error_fd) {
-  if (!stage) return;
+// In the child: runs the stages; on failure sends "what\nfix" to the parent and exits.
+void run_stages_in_child(const std::vector<LaunchStage*>& stages, int error_fd) {
   try {
-    stage->in_child();
+    for (LaunchStage* stage : stages) stage->in_child();
   } catch (const Error& e) {
     std::string report = std::string(e.what()) + "\n" + e.fix();
     ssize_t ignored = ::write(error_fd, report.data(), report.size());
@@ -141,7 +140,7 @@ std::vector<std::string> reap_survivors() {
 
 }  // namespace
 
-LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
+LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<UniqueFd> owned;
   std::vector<Placement> placements;
@@ -189,7 +188,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
-    run_stage_in_child(stage, error_write.get());
+    run_stages_in_child(stages, error_write.get());
     if (!apply_rlimits(plan.limits)) {
       const char report[] = "could not apply the session's resource limits (setrlimit)\n";
       ssize_t ignored = ::write(error_write.get(), report, sizeof report - 1);
@@ -201,7 +200,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   ChildProcess child(pid);
   status_write.reset();
   error_write.reset();
-  if (stage) {
+  for (LaunchStage* stage : stages) {
     try {
       stage->after_fork(pid);
     } catch (const Error&) {
@@ -259,7 +258,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, LaunchStage* stage) {
   if (wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");
   for (const auto& r : plan.limits.rlimits)
     if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
-  if (stage) stage->after_exit();
+  for (LaunchStage* stage : stages) stage->after_exit();
   outcome.survivors = reap_survivors();
   if (WIFEXITED(wait_status) && !outcome.command_ran) {
     throw_child_report(read_all(error_read.get()));

@@ -20,9 +20,9 @@ struct LaunchOutcome {
   std::vector<std::string> limit_hits; // budgets the session ran into
 };
 
-// Runs the plan to completion. Throws cordon::Error when the sandbox could not be set up
-// (nothing ran) or its teardown could not be verified.
-LaunchOutcome run_sandbox(const SandboxPlan& plan, class LaunchStage* stage = nullptr);
+// Runs the plan to completion; `stages` run in order around the fork. Throws cordon::Error
+// when the sandbox could not be set up (nothing ran) or its teardown could not be verified.
+LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<class LaunchStage*>& stages = {});
 
 // A mechanism that must be in place around the fork, before bwrap starts (the egress jail).
 // The forked child runs in_child() and then execs bwrap; the parent runs after_fork().

@@ -62,8 +62,14 @@ std::string limits_json(const LimitPlan& limits) {
     values += (values.size() > 1 ? "," : "") + quoted(r.name) + ":" + std::to_string(r.value);
   if (limits.wall_clock_seconds > 0)
     values += (values.size() > 1 ? "," : "") + std::string("\"wall_clock_seconds\":") + std::to_string(limits.wall_clock_seconds);
+  std::string cgroups = "[";
+  for (const auto& b : limits.cgroup_budgets) {
+    values += (values.size() > 1 ? "," : "") + quoted(b.limit_key) + ":" + b.settings.front().value;
+    cgroups += (cgroups.size() > 1 ? "," : "") + std::string("{\"limit\":") + quoted(b.limit_key) +
+               ",\"cgroup\":" + quoted(cgroup::version_name(b.version)) + ",\"parent\":" + quoted(b.parent_dir) + "}";
+  }
   return "{\"values\":" + values + "},\"enforced\":" + json_string_array(limits.enforced) +
-         ",\"not_enforced\":" + json_string_array(limits.not_enforced) + "}";
+         ",\"not_enforced\":" + json_string_array(limits.not_enforced) + ",\"cgroups\":" + cgroups + "]}";
 }
 
 std::string network_json(const SessionInfo& s) {
@@ -155,7 +161,8 @@ void SessionRecord::finish(const Receipt& r) {
                         field("duration_seconds", std::to_string(o.duration_seconds)) + "," +
                         field("limit_hits", json_string_array(r.limit_hits)) + "," +
                         field("teardown", "{\"verified\":" + std::string(r.teardown_problems.empty() ? "true" : "false") +
-                                              ",\"problems\":" + json_string_array(r.teardown_problems) + "}") +
+                                              ",\"problems\":" + json_string_array(r.teardown_problems) +
+                                              ",\"cgroups_removed\":" + json_string_array(r.cgroups_removed) + "}") +
                         "}";
   // The receipt is the record's second line, appended in one write.
   std::string line = "{\"receipt\":" + receipt + "}\n";

@@ -28,6 +28,7 @@ struct Receipt {
   LaunchOutcome outcome;
   std::vector<std::string> limit_hits;
   std::vector<std::string> teardown_problems;  // empty = verified clean
+  std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
 };
 

@@ -273,7 +273,10 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
   EXPECT_NE(agent.err.find("/opt/ghost/bin/ghost does not exist"), std::string::npos) << agent.err;
 
   std::string limits_config = base_->path() + "/limits.toml";
-  write_file(limits_config, "[network]\negress_jail = false\n[limits]\nmemory_max_bytes = 1073741824\n");
+  // A limit this launch cannot enforce: uid 0 is exempt from RLIMIT_NPROC; the ordinary user
+  // starts in a cgroup root owns, so nothing can hold a pids budget for it.
+  write_file(limits_config, std::string("[network]\negress_jail = false\n[limits]\n") +
+                                (GetParam() == Who::Root ? "nproc = 64\n" : "pids_max = 64\n"));
   RunResult limits = run({cordon_, "--config", limits_config, "run", "--", "/usr/bin/touch", marker}, o);
   EXPECT_EQ(limits.exit_code, 125);
   EXPECT_NE(limits.err.find("cannot be enforced"), std::string::npos) << limits.err;

@@ -1,11 +1,18 @@
 // Resource budgets against real sandboxes: a fork bomb, a memory hog, a runaway loop and a
 // huge file each hit their limit, and the host stays responsive. Bounded in time and count.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
+#include "common/error.h"
+#include "launcher/cgroup_plan.h"
+#include "launcher/cgroup_session.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -47,6 +54,21 @@ class Limits : public ::testing::Test {
     RunResult r = run({"/bin/true"}, RunOptions{});
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  }
+
+  // The session record (manifest + receipt) of the latest launch in this test's workspace.
+  std::string record_of_latest(const Identity& who) {
+    std::string dir = who.uid == 0 ? "/var/lib/cordon/sessions" : who.home + "/.local/state/cordon/sessions";
+    std::string latest, text;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      std::string name = entry.path().filename();
+      if (name.size() < 5 || name.substr(name.size() - 5) != ".json" || name < latest) continue;
+      std::string content = read_file(entry.path());
+      if (content.find("\"workspace\":\"" + workspace_ + "\"") == std::string::npos) continue;
+      latest = name;
+      text = content;
+    }
+    return text;
   }
 
   Identity user_;
@@ -136,6 +158,184 @@ TEST_F(Limits, ARunMayOnlyLowerALimit) {
   RunResult lowered = run({cordon_, "--config", config, "run", "--limit", "nofile=32", "--", "/bin/sh", "-c", "ulimit -n"}, o);
   EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
   EXPECT_EQ(lowered.out, "32\n");
+}
+
+// ---- cgroup budgets (memory_max_bytes, pids_max) ----
+
+// Where root's own cgroup can hold a budget on this host; skips (with the reason) when none
+// can, since then there is no kernel mechanism to test (the refusal is tested separately).
+std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
+  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
+  if (!placed.why_not.empty()) return std::nullopt;
+  return placed.budget;
+}
+
+// The receipt's "cgroups_removed" directories, each of which must be gone.
+void expect_cgroups_removed(const std::string& record) {
+  auto at = record.find("\"cgroups_removed\":[\"");
+  ASSERT_NE(at, std::string::npos) << record;
+  std::string list = record.substr(at + 19, record.find(']', at) - at - 19);
+  size_t count = 0;
+  for (size_t q = list.find('"'); q != std::string::npos; q = list.find('"', list.find('"', q + 1) + 1)) {
+    std::string dir = list.substr(q + 1, list.find('"', q + 1) - q - 1);
+    EXPECT_NE(dir.find("/cordon-"), std::string::npos) << dir;
+    EXPECT_FALSE(path_exists(dir)) << dir << " was left behind";
+    ++count;
+  }
+  EXPECT_GE(count, 1u);
+}
+
+TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
+  if (!root_budget_site("pids_max", 48)) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, root_identity());
+  EXPECT_NE(r.out.find("Resource temporarily unavailable"), std::string::npos) << r.out << r.err;
+  int forked = -1;
+  std::sscanf(r.out.c_str(), "forked %d", &forked);
+  EXPECT_GE(forked, 0);
+  EXPECT_LT(forked, 48) << r.out;
+  EXPECT_NE(r.err.find("hit its pids_max limit"), std::string::npos) << r.err;
+  std::string record = record_of_latest(root_identity());
+  EXPECT_NE(record.find("\"limit_hits\":[\"pids_max\"]"), std::string::npos) << record;
+  EXPECT_NE(record.find("\"enforced\":[\"core\",\"pids_max\"]"), std::string::npos) << record;
+  expect_cgroups_removed(record);
+  // Control: root is exempt from RLIMIT_NPROC, so without the cgroup the probe gets all 400.
+  RunResult control = launch("", {"/usr/bin/python3", "-c", kForkProbe}, root_identity());
+  EXPECT_NE(control.out.find("forked 400 none"), std::string::npos) << control.out;
+  expect_host_responsive();
+}
+
+TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
+  if (!root_budget_site("memory_max_bytes", 1 << 28)) GTEST_SKIP() << "no cgroup hierarchy here carries the memory controller";
+  // Touches every byte (a zero-filled bytearray would stay unbacked and never be charged).
+  const char* hog = "b = b'x' * (1 << 30)\nprint('ALLOCATED', len(b))\n";
+  RunResult r = launch("memory_max_bytes = 268435456\n", {"/usr/bin/python3", "-c", hog}, root_identity());
+  EXPECT_EQ(r.exit_code, 137) << r.out << r.err;  // the cgroup's OOM killer
+  EXPECT_EQ(r.out.find("ALLOCATED"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("hit its memory_max_bytes limit"), std::string::npos) << r.err;
+  expect_cgroups_removed(record_of_latest(root_identity()));
+  RunResult control = launch("", {"/usr/bin/python3", "-c", hog}, root_identity());
+  EXPECT_NE(control.out.find("ALLOCATED 1073741824"), std::string::npos) << control.out << control.err;
+  expect_host_responsive();
+}
+
+TEST_F(Limits, CgroupBudgetWithoutAWritableCgroupIsRefusedUnlessBestEffort) {
+  // The user launches from the test's own cgroup, which root owns: nothing can hold its budget.
+  auto site = root_budget_site("pids_max", 48);
+  struct stat st{};
+  if (site && ::stat(site->parent_dir.c_str(), &st) == 0 && (st.st_uid == user_.uid || (st.st_mode & 0002)))
+    GTEST_SKIP() << site->parent_dir << " is writable by uid " << user_.uid;
+  std::string marker = workspace_ + "/ran";
+  RunResult refused = launch("pids_max = 48\n", {"/usr/bin/touch", marker}, user_);
+  EXPECT_EQ(refused.exit_code, 125);
+  EXPECT_NE(refused.err.find("limits.pids_max is configured but cannot be enforced"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("best_effort"), std::string::npos) << refused.err;
+  EXPECT_FALSE(path_exists(marker));
+  RunResult lenient = launch("pids_max = 48\nbest_effort = [\"pids_max\"]\n", {"/usr/bin/touch", marker}, user_);
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_TRUE(path_exists(marker));
+  std::string record = record_of_latest(user_);
+  EXPECT_NE(record.find("\"not_enforced\":[\"pids_max ("), std::string::npos) << record;
+}
+
+// What an operator does to give one user budgets: a cgroup of the pids hierarchy owned by the
+// user, with the user's login (here: the launching shell) placed in it.
+class DelegatedCgroup {
+ public:
+  DelegatedCgroup(const cgroup::Budget& root_site, const Identity& user) {
+    parent_ = root_site.parent_dir;
+    dir_ = parent_ + "/cordon-test-delegated-" + std::to_string(::getpid());
+    if (root_site.version == cgroup::Version::V2) {
+      // v2 hands a controller to a child only when the parent enables it.
+      std::ofstream(parent_ + "/cgroup.subtree_control") << "+pids";
+    }
+    fs::create_directory(dir_);
+    chown_tree(dir_, user.uid, user.gid);
+  }
+  ~DelegatedCgroup() {
+    for (int attempt = 0; attempt < 200 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string parent_, dir_;
+};
+
+TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
+  auto site = root_budget_site("pids_max", 48);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  DelegatedCgroup delegated(*site, user_);
+  std::string config = base_->path() + "/cordon.toml";
+  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
+  // Root places the shell in the delegated cgroup, then becomes the user and runs cordon.
+  std::string script = "echo $$ > " + delegated.dir() + "/cgroup.procs && exec /usr/bin/setpriv --reuid=" +
+                       std::to_string(user_.uid) + " --regid=" + std::to_string(user_.gid) + " --clear-groups -- " +
+                       cordon_ + " --config " + config + " run --workspace " + workspace_ + " -- /usr/bin/python3 -c \"$0\"";
+  RunOptions o;
+  o.env = base_env(user_);
+  o.cwd = workspace_;
+  RunResult r = run({"/bin/sh", "-c", script, kForkProbe}, o);
+  int forked = -1;
+  std::sscanf(r.out.c_str(), "forked %d", &forked);
+  EXPECT_GE(forked, 0) << r.out << r.err;
+  EXPECT_LT(forked, 48) << r.out;
+  EXPECT_NE(r.err.find("hit its pids_max limit"), std::string::npos) << r.err;
+  std::string record = record_of_latest(user_);
+  EXPECT_NE(record.find(delegated.dir() + "/cordon-"), std::string::npos) << record;
+  expect_cgroups_removed(record);
+}
+
+// The teardown backstop, driven directly: a process still in the session cgroup after the
+// sandbox is gone is killed, named as a problem, and the cgroup is removed anyway.
+TEST_F(Limits, SessionCgroupKillsAndNamesWhatIsLeftThenRemovesItself) {
+  auto site = root_budget_site("pids_max", 16);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  const std::string id = "test-" + std::to_string(::getpid());
+  const std::string dir = site->parent_dir + "/cordon-" + id;
+  {
+    // Control: an empty session cgroup tears down clean.
+    cgroup::SessionCgroup empty(std::vector<cgroup::Budget>{*site}, id);
+    EXPECT_EQ(read_file(dir + "/pids.max"), "16\n");
+    cgroup::CgroupFinish done = empty.finish();
+    EXPECT_TRUE(done.problems.empty());
+    EXPECT_TRUE(done.limit_hits.empty());
+    EXPECT_FALSE(path_exists(dir));
+  }
+  cgroup::SessionCgroup session(std::vector<cgroup::Budget>{*site}, id);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    session.in_child();
+    ::pause();
+    ::_exit(0);
+  }
+  bool joined = false;
+  for (int i = 0; i < 2000 && !joined; ++i) {
+    joined = read_file(dir + "/cgroup.procs") == std::to_string(child) + "\n";
+    if (!joined) ::usleep(1000);
+  }
+  EXPECT_TRUE(joined);
+  cgroup::CgroupFinish done = session.finish();
+  ASSERT_EQ(done.problems.size(), 1u);
+  EXPECT_NE(done.problems[0].find("1 process(es) were still in the session cgroup"), std::string::npos) << done.problems[0];
+  EXPECT_FALSE(path_exists(dir));
+  int status = 0;
+  pid_t reaped = ::waitpid(child, &status, WNOHANG);
+  EXPECT_TRUE(reaped == child || (reaped < 0 && errno == ECHILD));  // killed (and perhaps reaped by finish)
+  if (reaped == child) EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+TEST_F(Limits, SessionCgroupRefusedByTheKernelLeavesNothingBehind) {
+  auto site = root_budget_site("pids_max", 16);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  site->settings = {{"pids.max", "-5"}};  // the kernel rejects it (EINVAL)
+  const std::string id = "test-bad-" + std::to_string(::getpid());
+  try {
+    cgroup::SessionCgroup session(std::vector<cgroup::Budget>{*site}, id);
+    FAIL() << "a rejected budget must refuse the launch";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("writing -5 to"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(path_exists(site->parent_dir + "/cordon-" + id));
 }
 
 }  // namespace

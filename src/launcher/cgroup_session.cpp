@@ -1,0 +1,219 @@
+#include "launcher/cgroup_session.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <iterator>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/text.h"
+
+namespace cordon::cgroup {
+namespace {
+
+// Writes `value` in one write(2); returns 0 or the errno.
+int write_value(const std::string& path, const std::string& value) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size()) ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// The number after `key` in a flat keyed file ("max 3\n" in pids.events); 0 when absent.
+long long keyed_value(const std::string& path, const std::string& key) {
+  std::istringstream in(read_text_file(path));
+  std::string k;
+  long long v;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return 0;
+}
+
+std::vector<pid_t> members(const std::string& dir) {
+  std::vector<pid_t> out;
+  std::istringstream in(read_text_file(dir + "/cgroup.procs"));
+  pid_t pid;
+  while (in >> pid) out.push_back(pid);
+  return out;
+}
+
+// The value the kernel reports back for a setting: memory limits are kept in whole pages.
+std::string expected_readback(const Setting& s) {
+  if (s.file.rfind("memory.", 0) != 0 || s.value == "max") return s.value;
+  long long page = ::sysconf(_SC_PAGESIZE);
+  return std::to_string(std::stoll(s.value) / page * page);
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// Kills every process still in `dir` and waits (bounded, 2 s) for the cgroup to empty.
+// Returns how many were found. The launcher is the session's subreaper, so it reaps them.
+size_t kill_members(const std::string& dir) {
+  size_t found = 0;
+  for (int attempt = 0; attempt < 2000; ++attempt) {
+    std::vector<pid_t> left = members(dir);
+    if (left.empty()) break;
+    if (attempt == 0) found = left.size();
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    ::usleep(1000);
+  }
+  return found;
+}
+
+// rmdir, retried briefly: a cgroup whose last process just exited can still be busy.
+int remove_dir(const std::string& dir) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return 0;
+    if (errno != EBUSY) return errno;
+    ::usleep(1000);
+  }
+  return EBUSY;
+}
+
+// The budgets of `session` that the kernel says were hit.
+void collect_hits(const std::string& dir, const std::vector<Budget>& budgets, std::vector<std::string>& hits) {
+  for (const auto& b : budgets) {
+    bool hit = false;
+    if (b.controller == "pids") {
+      hit = keyed_value(dir + "/pids.events", "max") > 0;
+    } else if (b.version == Version::V2) {
+      hit = keyed_value(dir + "/memory.events", "max") > 0 || keyed_value(dir + "/memory.events", "oom_kill") > 0;
+    } else {
+      hit = std::atoll(read_text_file(dir + "/memory.failcnt").c_str()) > 0 ||
+            keyed_value(dir + "/memory.oom_control", "oom_kill") > 0;
+    }
+    if (hit) hits.push_back(b.limit_key);
+  }
+}
+
+}  // namespace
+
+SessionCgroup::SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id) {
+  try {
+    create(budgets, session_id);
+  } catch (...) {
+    clean_up();
+    finished_ = true;
+    throw;
+  }
+}
+
+SessionCgroup::~SessionCgroup() {
+  if (!finished_) clean_up();
+}
+
+void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string& session_id) {
+  // One session cgroup per hierarchy: v2 carries memory and pids in one directory.
+  for (const auto& b : budgets) {
+    std::string dir = b.parent_dir + "/cordon-" + session_id;
+    auto same = std::find_if(dirs_.begin(), dirs_.end(), [&](const SessionDir& d) { return d.dir == dir; });
+    if (same != dirs_.end()) same->budgets.push_back(b);
+    else dirs_.push_back({dir, {b}});
+  }
+  const std::string fix_perm = "check the cgroup's ownership, or add the limit to limits.best_effort";
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    SessionDir& session = dirs_[i];
+    if (session.budgets.front().version == Version::V2) enable_v2_controllers(session, session_id);
+    if (::mkdir(session.dir.c_str(), 0755) != 0) {
+      int err = errno;
+      dirs_.resize(i);  // not made: nothing to remove
+      throw Error(errno_text("creating the session cgroup " + session.dir, err), fix_perm);
+    }
+    for (const auto& b : session.budgets)
+      for (const auto& s : b.settings) {
+        std::string path = session.dir + "/" + s.file;
+        if (s.optional && ::access(path.c_str(), F_OK) != 0) continue;
+        if (int err = write_value(path, s.value))
+          throw Error(errno_text("writing " + s.value + " to " + path + " (limits." + b.limit_key + ")", err), fix_perm);
+        std::string back = trimmed(read_text_file(path));
+        if (back != expected_readback(s))
+          throw Error("limits." + b.limit_key + ": wrote " + s.value + " to " + path + " but it reads back \"" + back + "\"",
+                      "the kernel did not accept the budget; nothing ran");
+      }
+    procs_files_.push_back(session.dir + "/cgroup.procs");
+  }
+}
+
+void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::string& session_id) {
+  const std::string parent = session.budgets.front().parent_dir;
+  std::istringstream enabled_now(read_text_file(parent + "/cgroup.subtree_control"));
+  std::vector<std::string> enabled(std::istream_iterator<std::string>(enabled_now), {});
+  std::vector<std::string> missing;
+  for (const auto& b : session.budgets)
+    if (!contains(enabled, b.controller) && !contains(missing, b.controller)) missing.push_back(b.controller);
+  if (missing.empty()) return;
+  // A cgroup with processes of its own cannot hand controllers to children: move out first.
+  LauncherMove move{parent, parent + "/cordon-launcher-" + session_id, {}};
+  if (::mkdir(move.leaf_dir.c_str(), 0755) != 0)
+    throw Error(errno_text("creating " + move.leaf_dir + " for the launcher", errno),
+                "start cordon in a cgroup delegated to this user");
+  moves_.push_back(move);
+  if (int err = write_value(move.leaf_dir + "/cgroup.procs", std::to_string(::getpid())))
+    throw Error(errno_text("moving the launcher into " + move.leaf_dir, err),
+                "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)");
+  for (const auto& controller : missing) {
+    if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller)) {
+      size_t others = members(parent).size();
+      throw Error(errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err) +
+                      (others ? " (" + std::to_string(others) + " other processes share the launcher's cgroup)" : ""),
+                  "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...");
+    }
+    moves_.back().enabled.push_back(controller);
+  }
+}
+
+void SessionCgroup::in_child() {
+  for (const auto& file : procs_files_)
+    if (int err = write_value(file, "0"))
+      throw Error(errno_text("joining the session cgroup " + file, err), "nothing ran");
+}
+
+CgroupFinish SessionCgroup::finish() {
+  finished_ = true;
+  return clean_up();
+}
+
+CgroupFinish SessionCgroup::clean_up() {
+  CgroupFinish report;
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+    if (size_t left = kill_members(it->dir))
+      report.problems.push_back(std::to_string(left) + " process(es) were still in the session cgroup " + it->dir +
+                                " (killed)");
+    collect_hits(it->dir, it->budgets, report.limit_hits);
+    if (int err = remove_dir(it->dir)) report.problems.push_back(errno_text("removing the session cgroup " + it->dir, err));
+  }
+  dirs_.clear();
+  for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
+    for (const auto& controller : it->enabled) write_value(it->parent_dir + "/cgroup.subtree_control", "-" + controller);
+    int err = write_value(it->parent_dir + "/cgroup.procs", std::to_string(::getpid()));
+    if (!err) err = remove_dir(it->leaf_dir);
+    if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + it->parent_dir, err));
+  }
+  moves_.clear();
+  procs_files_.clear();
+  return report;
+}
+
+std::vector<std::string> SessionCgroup::directories() const {
+  std::vector<std::string> out;
+  for (const auto& d : dirs_) out.push_back(d.dir);
+  return out;
+}
+
+}  // namespace cordon::cgroup

@@ -1,0 +1,69 @@
+// The session's own cgroups: one child of the launcher's cgroup per hierarchy that carries a
+// budget, created with its limits written and read back before anything forks; the launcher's
+// forked child joins them before it execs bwrap, so every process of the sandbox is inside.
+// After the sandbox exits, whatever is left in them is killed, they are removed, and the
+// budgets the session ran into are reported.
+//
+// cgroup v2 forbids enabling controllers for the children of a cgroup that holds processes.
+// When the launcher's own v2 cgroup has not enabled them yet, the launcher first moves itself
+// into a leaf ("cordon-launcher-ID") and enables them; on finish it undoes both.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "launcher/cgroup_plan.h"
+#include "launcher/launch.h"
+
+namespace cordon::cgroup {
+
+struct CgroupFinish {
+  std::vector<std::string> limit_hits;  // limit keys the session ran into
+  std::vector<std::string> problems;    // teardown problems (empty = verified clean)
+};
+
+class SessionCgroup : public LaunchStage {
+ public:
+  // Creates "<parent>/cordon-<session_id>" for every hierarchy that carries a budget, writes
+  // the settings and reads them back. Throws cordon::Error (with everything it made removed
+  // again) when any step fails.
+  SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id);
+  ~SessionCgroup() override;  // best effort when finish() was not called: kill, remove, undo
+  SessionCgroup(const SessionCgroup&) = delete;
+  SessionCgroup& operator=(const SessionCgroup&) = delete;
+
+  // In the forked child, before any other stage: joins every session cgroup.
+  void in_child() override;
+  void after_fork(pid_t) override {}
+  void after_exit() override {}
+
+  // After the sandbox has exited: kills anything left (named as a problem), removes the
+  // cgroups, restores the launcher's own placement, reports the budgets the session hit.
+  CgroupFinish finish();
+
+  // The session cgroup directories, for the record.
+  std::vector<std::string> directories() const;
+
+ private:
+  struct SessionDir {
+    std::string dir;
+    std::vector<Budget> budgets;  // every budget of this hierarchy
+  };
+  struct LauncherMove {
+    std::string parent_dir;            // the launcher's own v2 cgroup
+    std::string leaf_dir;              // where the launcher moved itself
+    std::vector<std::string> enabled;  // controllers it enabled in the parent's subtree_control
+  };
+  void create(const std::vector<Budget>& budgets, const std::string& session_id);
+  void enable_v2_controllers(const SessionDir& session, const std::string& session_id);
+  CgroupFinish clean_up();
+
+  std::vector<SessionDir> dirs_;
+  std::vector<LauncherMove> moves_;
+  std::vector<std::string> procs_files_;  // the child only opens and writes these
+  bool finished_ = false;
+};
+
+}  // namespace cordon::cgroup
