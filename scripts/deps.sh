@@ -6,6 +6,8 @@ libtomlplusplus-dev libcli11-dev libgtest-dev googletest"
 CORDON_RUNTIME_PACKAGES="bubblewrap passt"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
 CORDON_TEST_PACKAGES="iproute2 python3 git util-linux procps socat dnsmasq-base passwd"
+# Used by tests/vm/cgroup2-vm.sh: the budget tests again under a kernel with only cgroup v2.
+CORDON_VM_TEST_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 
 cordon_install_packages() {
   local missing=""

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -19,6 +20,52 @@ namespace fs = std::filesystem;
 
 namespace cordon::testing {
 namespace {
+
+// Where root's own cgroup can hold a budget on this host; the tests skip (with the reason)
+// when none can, since then there is no kernel mechanism to test (refusal is tested apart).
+// Under tests/vm/cgroup2-vm.sh (CORDON_EXPECT_CGROUP_V2=1) anything but v2 is a failure.
+std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
+  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
+  if (std::getenv("CORDON_EXPECT_CGROUP_V2") && (!placed.why_not.empty() || placed.budget.version != cgroup::Version::V2))
+    ADD_FAILURE() << "expected a cgroup v2 home for " << key << ": " << placed.why_not;
+  if (!placed.why_not.empty()) return std::nullopt;
+  return placed.budget;
+}
+
+// A cgroup of its own to launch cordon from, owned by `owner`: what an operator's delegation
+// (v1: a chowned directory) or `systemd-run --scope -p Delegate=yes` (v2) gives a session.
+// cgroup v2 hands controllers only to children of a cgroup without processes, so on v2 the
+// scope is a sibling of the test's own cgroup, not a child.
+class LaunchScope {
+ public:
+  LaunchScope(const cgroup::Budget& site, const Identity& owner, bool enable_for_children = false) {
+    static int counter = 0;
+    std::string base = site.parent_dir;
+    if (site.version == cgroup::Version::V2) base = base.substr(0, base.rfind('/'));
+    dir_ = base + "/cordon-test-scope-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    fs::create_directory(dir_);
+    if (enable_for_children && site.version == cgroup::Version::V2)
+      write_file(dir_ + "/cgroup.subtree_control", "+" + site.controller);
+    chown_tree(dir_, owner.uid, owner.gid);
+  }
+  ~LaunchScope() {
+    for (int attempt = 0; attempt < 400 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
+  }
+  const std::string& dir() const { return dir_; }
+
+  // `argv` started inside the scope (by root), then run as `as`.
+  std::vector<std::string> wrap(const std::vector<std::string>& argv, const Identity& as) const {
+    std::vector<std::string> out = {"/bin/sh", "-c", "echo $$ > " + dir_ + "/cgroup.procs && exec \"$@\"", "sh"};
+    if (as.uid != 0)
+      out.insert(out.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid),
+                             "--regid=" + std::to_string(as.gid), "--clear-groups", "--"});
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+ private:
+  std::string dir_;
+};
 
 class Limits : public ::testing::Test {
  protected:
@@ -35,7 +82,7 @@ class Limits : public ::testing::Test {
   }
 
   RunResult launch(const std::string& limits_toml, const std::vector<std::string>& command,
-                   const Identity& who, int timeout_ms = 30000) {
+                   const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000) {
     std::string config = base_->path() + "/cordon.toml";
     write_file(config, "[network]\negress_jail = false\n[limits]\n" + limits_toml);
     std::vector<std::string> argv = {cordon_, "--config", config, "run", "--workspace", workspace_, "--"};
@@ -45,6 +92,10 @@ class Limits : public ::testing::Test {
     o.as = who;
     o.cwd = workspace_;
     o.timeout_ms = timeout_ms;
+    if (scope) {
+      argv = scope->wrap(argv, who);
+      o.as.reset();
+    }
     return run(argv, o);
   }
 
@@ -161,14 +212,8 @@ TEST_F(Limits, ARunMayOnlyLowerALimit) {
 }
 
 // ---- cgroup budgets (memory_max_bytes, pids_max) ----
-
-// Where root's own cgroup can hold a budget on this host; skips (with the reason) when none
-// can, since then there is no kernel mechanism to test (the refusal is tested separately).
-std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
-  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
-  if (!placed.why_not.empty()) return std::nullopt;
-  return placed.budget;
-}
+// On this CI machine the memory and pids controllers are cgroup v1. tests/vm/cgroup2-vm.sh
+// runs these same tests in a VM whose kernel mounts only cgroup v2 (see docs/limits.md).
 
 // The receipt's "cgroups_removed" directories, each of which must be gone.
 void expect_cgroups_removed(const std::string& record) {
@@ -186,8 +231,10 @@ void expect_cgroups_removed(const std::string& record) {
 }
 
 TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
-  if (!root_budget_site("pids_max", 48)) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
-  RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, root_identity());
+  auto site = root_budget_site("pids_max", 48);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, root_identity());
+  RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, root_identity(), &scope);
   EXPECT_NE(r.out.find("Resource temporarily unavailable"), std::string::npos) << r.out << r.err;
   int forked = -1;
   std::sscanf(r.out.c_str(), "forked %d", &forked);
@@ -197,23 +244,26 @@ TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
   std::string record = record_of_latest(root_identity());
   EXPECT_NE(record.find("\"limit_hits\":[\"pids_max\"]"), std::string::npos) << record;
   EXPECT_NE(record.find("\"enforced\":[\"core\",\"pids_max\"]"), std::string::npos) << record;
+  EXPECT_NE(record.find(scope.dir() + "/cordon-"), std::string::npos) << record;
   expect_cgroups_removed(record);
   // Control: root is exempt from RLIMIT_NPROC, so without the cgroup the probe gets all 400.
-  RunResult control = launch("", {"/usr/bin/python3", "-c", kForkProbe}, root_identity());
+  RunResult control = launch("", {"/usr/bin/python3", "-c", kForkProbe}, root_identity(), &scope);
   EXPECT_NE(control.out.find("forked 400 none"), std::string::npos) << control.out;
   expect_host_responsive();
 }
 
 TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
-  if (!root_budget_site("memory_max_bytes", 1 << 28)) GTEST_SKIP() << "no cgroup hierarchy here carries the memory controller";
+  auto site = root_budget_site("memory_max_bytes", 1 << 28);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the memory controller";
+  LaunchScope scope(*site, root_identity());
   // Touches every byte (a zero-filled bytearray would stay unbacked and never be charged).
   const char* hog = "b = b'x' * (1 << 30)\nprint('ALLOCATED', len(b))\n";
-  RunResult r = launch("memory_max_bytes = 268435456\n", {"/usr/bin/python3", "-c", hog}, root_identity());
+  RunResult r = launch("memory_max_bytes = 268435456\n", {"/usr/bin/python3", "-c", hog}, root_identity(), &scope);
   EXPECT_EQ(r.exit_code, 137) << r.out << r.err;  // the cgroup's OOM killer
   EXPECT_EQ(r.out.find("ALLOCATED"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("hit its memory_max_bytes limit"), std::string::npos) << r.err;
   expect_cgroups_removed(record_of_latest(root_identity()));
-  RunResult control = launch("", {"/usr/bin/python3", "-c", hog}, root_identity());
+  RunResult control = launch("", {"/usr/bin/python3", "-c", hog}, root_identity(), &scope);
   EXPECT_NE(control.out.find("ALLOCATED 1073741824"), std::string::npos) << control.out << control.err;
   expect_host_responsive();
 }
@@ -237,43 +287,11 @@ TEST_F(Limits, CgroupBudgetWithoutAWritableCgroupIsRefusedUnlessBestEffort) {
   EXPECT_NE(record.find("\"not_enforced\":[\"pids_max ("), std::string::npos) << record;
 }
 
-// What an operator does to give one user budgets: a cgroup of the pids hierarchy owned by the
-// user, with the user's login (here: the launching shell) placed in it.
-class DelegatedCgroup {
- public:
-  DelegatedCgroup(const cgroup::Budget& root_site, const Identity& user) {
-    parent_ = root_site.parent_dir;
-    dir_ = parent_ + "/cordon-test-delegated-" + std::to_string(::getpid());
-    if (root_site.version == cgroup::Version::V2) {
-      // v2 hands a controller to a child only when the parent enables it.
-      std::ofstream(parent_ + "/cgroup.subtree_control") << "+pids";
-    }
-    fs::create_directory(dir_);
-    chown_tree(dir_, user.uid, user.gid);
-  }
-  ~DelegatedCgroup() {
-    for (int attempt = 0; attempt < 200 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
-  }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string parent_, dir_;
-};
-
 TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
   auto site = root_budget_site("pids_max", 48);
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
-  DelegatedCgroup delegated(*site, user_);
-  std::string config = base_->path() + "/cordon.toml";
-  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
-  // Root places the shell in the delegated cgroup, then becomes the user and runs cordon.
-  std::string script = "echo $$ > " + delegated.dir() + "/cgroup.procs && exec /usr/bin/setpriv --reuid=" +
-                       std::to_string(user_.uid) + " --regid=" + std::to_string(user_.gid) + " --clear-groups -- " +
-                       cordon_ + " --config " + config + " run --workspace " + workspace_ + " -- /usr/bin/python3 -c \"$0\"";
-  RunOptions o;
-  o.env = base_env(user_);
-  o.cwd = workspace_;
-  RunResult r = run({"/bin/sh", "-c", script, kForkProbe}, o);
+  LaunchScope delegated(*site, user_);
+  RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, user_, &delegated);
   int forked = -1;
   std::sscanf(r.out.c_str(), "forked %d", &forked);
   EXPECT_GE(forked, 0) << r.out << r.err;
@@ -284,11 +302,28 @@ TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
   expect_cgroups_removed(record);
 }
 
+TEST_F(Limits, V2RefusesACgroupSharedWithOtherProcesses) {
+  auto site = root_budget_site("pids_max", 48);
+  if (!site || site->version != cgroup::Version::V2) GTEST_SKIP() << "the pids controller is not on cgroup v2 here";
+  // The test's own cgroup also holds the test: v2 cannot give a session cgroup controllers there.
+  std::string marker = workspace_ + "/ran";
+  RunResult r = launch("pids_max = 48\n", {"/usr/bin/touch", marker}, root_identity());
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("other processes share the launcher's cgroup"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Delegate=yes"), std::string::npos) << r.err;
+  EXPECT_FALSE(path_exists(marker));
+  // The launcher moved itself back and removed its leaf: nothing of it is left.
+  for (const auto& entry : fs::directory_iterator(site->parent_dir))
+    EXPECT_EQ(entry.path().filename().string().rfind("cordon-", 0), std::string::npos) << entry.path();
+}
+
 // The teardown backstop, driven directly: a process still in the session cgroup after the
 // sandbox is gone is killed, named as a problem, and the cgroup is removed anyway.
 TEST_F(Limits, SessionCgroupKillsAndNamesWhatIsLeftThenRemovesItself) {
   auto site = root_budget_site("pids_max", 16);
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, root_identity(), true);
+  site->parent_dir = scope.dir();
   const std::string id = "test-" + std::to_string(::getpid());
   const std::string dir = site->parent_dir + "/cordon-" + id;
   {
@@ -327,6 +362,8 @@ TEST_F(Limits, SessionCgroupKillsAndNamesWhatIsLeftThenRemovesItself) {
 TEST_F(Limits, SessionCgroupRefusedByTheKernelLeavesNothingBehind) {
   auto site = root_budget_site("pids_max", 16);
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, root_identity(), true);
+  site->parent_dir = scope.dir();
   site->settings = {{"pids.max", "-5"}};  // the kernel rejects it (EINVAL)
   const std::string id = "test-bad-" + std::to_string(::getpid());
   try {
