@@ -31,7 +31,7 @@ inline Outcome fail(std::string reason, std::string mechanism = {}) {
 using CheckFn = Outcome (*)(const Context&);
 
 struct CheckSpec {
-  const char* id;         // "01".."26": stable
+  const char* id;         // "01".."27": stable
   const char* name;
   const char* property;   // behavioural: credential_isolation, privilege_floor, ...
   const char* mechanism;  // the defence expected to produce it (diagnostic)
@@ -77,5 +77,6 @@ Outcome check_userns_refused(const Context&);        // 23
 Outcome check_abstract_sockets(const Context&);      // 24
 Outcome check_proc1_init(const Context&);            // 25
 Outcome check_system_masks(const Context&);          // 26
+Outcome check_resource_budgets(const Context&);      // 27
 
 }  // namespace cordon::battery

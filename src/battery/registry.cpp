@@ -33,6 +33,7 @@ const std::vector<CheckSpec>& all_checks() {
       {"24", "host abstract sockets unreachable", "ipc_isolation", "private network namespace", check_abstract_sockets},
       {"25", "/proc/1 is the sandbox init", "process_isolation", "bwrap --unshare-pid + --proc /proc", check_proc1_init},
       {"26", "system credential files masked", "credential_isolation", "empty read-only files over /etc/shadow, /etc/gshadow, their backups, /etc/sudoers, SSH host keys", check_system_masks},
+      {"27", "resource budgets in force", "resource_budgets", "setrlimit before bwrap + the session cgroup's pids.max / memory.max", check_resource_budgets},
   };
   return checks;
 }

@@ -47,7 +47,7 @@ std::vector<std::string> weakening_names() {
   return {"no-sentinel", "no-clearenv", "no-cap-drop", "no-unshare-pid", "no-unshare-ipc",
           "no-unshare-uts", "host-dev", "no-tmp-tmpfs", "no-run-tmpfs", "no-home-tmpfs",
           "no-masks", "no-gitconfig", "rw-bind:PATH", "bind:PATH", "no-seccomp", "allow-userns",
-          "no-libexec-bind"};
+          "no-libexec-bind", "no-rlimits", "no-cgroup"};
 }
 
 void apply_weakening(SandboxPlan& plan, const std::string& name) {
@@ -58,6 +58,10 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
   } else if (name == "no-clearenv") {
     remove_seq(a, {"--clearenv"});
     plan.inherit_environment = true;
+  } else if (name == "no-rlimits") {
+    plan.limits.rlimits.clear();  // the session file still states them: the intent stays
+  } else if (name == "no-cgroup") {
+    plan.limits.cgroup_budgets.clear();
   } else if (name == "no-cap-drop") {
     remove_seq(a, {"--cap-drop", "ALL"});
   } else if (name == "no-unshare-pid") {

@@ -297,7 +297,7 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
     }
     CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_NE(run.output.find("Summary: 26 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Summary: 27 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
   }
 }
@@ -315,10 +315,10 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
     }
     CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true, true});
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_NE(run.output.find("Summary: 26 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Summary: 27 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("Adversarial summary: 52 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
         << run.output;
-    EXPECT_NE(run.output.find("RESULT: SANDBOX OK (26 checks + 52 probes)"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("RESULT: SANDBOX OK (27 checks + 52 probes)"), std::string::npos) << run.output;
   }
 }
 

@@ -14,58 +14,13 @@
 #include "common/error.h"
 #include "launcher/cgroup_plan.h"
 #include "launcher/cgroup_session.h"
+#include "cgroup_scope.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
 
 namespace cordon::testing {
 namespace {
-
-// Where root's own cgroup can hold a budget on this host; the tests skip (with the reason)
-// when none can, since then there is no kernel mechanism to test (refusal is tested apart).
-// Under tests/vm/cgroup2-vm.sh (CORDON_EXPECT_CGROUP_V2=1) anything but v2 is a failure.
-std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
-  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
-  if (std::getenv("CORDON_EXPECT_CGROUP_V2") && (!placed.why_not.empty() || placed.budget.version != cgroup::Version::V2))
-    ADD_FAILURE() << "expected a cgroup v2 home for " << key << ": " << placed.why_not;
-  if (!placed.why_not.empty()) return std::nullopt;
-  return placed.budget;
-}
-
-// A cgroup of its own to launch cordon from, owned by `owner`: what an operator's delegation
-// (v1: a chowned directory) or `systemd-run --scope -p Delegate=yes` (v2) gives a session.
-// cgroup v2 hands controllers only to children of a cgroup without processes, so on v2 the
-// scope is a sibling of the test's own cgroup, not a child.
-class LaunchScope {
- public:
-  LaunchScope(const cgroup::Budget& site, const Identity& owner, bool enable_for_children = false) {
-    static int counter = 0;
-    std::string base = site.parent_dir;
-    if (site.version == cgroup::Version::V2) base = base.substr(0, base.rfind('/'));
-    dir_ = base + "/cordon-test-scope-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-    fs::create_directory(dir_);
-    if (enable_for_children && site.version == cgroup::Version::V2)
-      write_file(dir_ + "/cgroup.subtree_control", "+" + site.controller);
-    chown_tree(dir_, owner.uid, owner.gid);
-  }
-  ~LaunchScope() {
-    for (int attempt = 0; attempt < 400 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
-  }
-  const std::string& dir() const { return dir_; }
-
-  // `argv` started inside the scope (by root), then run as `as`.
-  std::vector<std::string> wrap(const std::vector<std::string>& argv, const Identity& as) const {
-    std::vector<std::string> out = {"/bin/sh", "-c", "echo $$ > " + dir_ + "/cgroup.procs && exec \"$@\"", "sh"};
-    if (as.uid != 0)
-      out.insert(out.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid),
-                             "--regid=" + std::to_string(as.gid), "--clear-groups", "--"});
-    out.insert(out.end(), argv.begin(), argv.end());
-    return out;
-  }
-
- private:
-  std::string dir_;
-};
 
 class Limits : public ::testing::Test {
  protected:

@@ -372,10 +372,10 @@ TEST_P(Probe, ListUsageSelftestAndResultLines) {
   EXPECT_EQ(run({probe_, "--net-targets", "tcp:10.1.2.3"}, o).exit_code, 64);
 
   // One probe that holds in the sandbox: SANDBOX OK, exit 0, the battery's count carried in.
-  ProbeRun ok = in_cordon({}, {"--only", "44", "--checks-passed", "26"});
+  ProbeRun ok = in_cordon({}, {"--only", "44", "--checks-passed", "27"});
   EXPECT_EQ(ok.raw.exit_code, 0) << ok.dump();
   EXPECT_EQ(ok.summary, "Adversarial summary: 1 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE") << ok.dump();
-  EXPECT_EQ(ok.result, "RESULT: SANDBOX OK (26 checks + 1 probes)") << ok.dump();
+  EXPECT_EQ(ok.result, "RESULT: SANDBOX OK (27 checks + 1 probes)") << ok.dump();
   EXPECT_NE(ok.r("44").find("  [BLOCKED] 44 priv-chroot \u2014 chroot: EPERM"), std::string::npos) << ok.dump();
 
   // Standalone (no --checks-passed): 0 checks. Without a target: AUDIT INCOMPLETE, exit 2.

@@ -1,0 +1,91 @@
+// 27: the budgets the launcher recorded are in force for this very process: each rlimit as
+// getrlimit reports it, and each cgroup budget in the session cgroup that lists this process.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "battery/check.h"
+#include "battery/sys.h"
+
+namespace cordon::battery {
+namespace {
+
+struct RlimitName {
+  const char* name;
+  int resource;
+};
+constexpr RlimitName kRlimits[] = {{"core", RLIMIT_CORE}, {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
+                                   {"fsize_bytes", RLIMIT_FSIZE}, {"as_bytes", RLIMIT_AS}};
+
+std::string rlimit_text(rlim_t v) { return v == RLIM_INFINITY ? "unlimited" : std::to_string(v); }
+
+// The session cgroup under `parent` whose cgroup.procs lists this process (pids are shown in
+// the reader's pid namespace), or "" when none does.
+std::string own_session_cgroup(const std::string& parent) {
+  auto entries = list_dir(parent);
+  if (!entries) return {};
+  const std::string self = std::to_string(::getpid());
+  for (const auto& name : *entries) {
+    if (name.rfind("cordon-", 0) != 0 || name.rfind("cordon-launcher-", 0) == 0) continue;
+    std::istringstream procs(read_text(parent + "/" + name + "/cgroup.procs").value_or(""));
+    std::string pid;
+    while (procs >> pid)
+      if (pid == self) return parent + "/" + name;
+  }
+  return {};
+}
+
+// The limit file a budget reads back from (v2 names first, then v1).
+std::string limit_file(const std::string& dir, const std::string& key) {
+  if (key == "pids_max") return dir + "/pids.max";
+  return exists(dir + "/memory.max") ? dir + "/memory.max" : dir + "/memory.limit_in_bytes";
+}
+
+}  // namespace
+
+Outcome check_resource_budgets(const Context& c) {
+  if (!c.session) return pass(std::string(kNoSession) + ": no intended budgets to compare");
+  std::vector<std::string> held, problems;
+  for (const auto& entry : c.session->limits) {
+    auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = entry.substr(0, eq);
+    const unsigned long long intended = std::stoull(entry.substr(eq + 1));
+    bool known = false;
+    for (const auto& r : kRlimits) {
+      if (key != r.name) continue;
+      known = true;
+      rlimit now{};
+      ::getrlimit(r.resource, &now);
+      if (now.rlim_max == RLIM_INFINITY || now.rlim_max > intended || now.rlim_cur > now.rlim_max)
+        problems.push_back(key + " hard limit is " + rlimit_text(now.rlim_max) + ", intended " + std::to_string(intended));
+      else
+        held.push_back(entry);
+    }
+    if (known || (key != "pids_max" && key != "memory_max_bytes")) continue;  // wall clock: kept outside
+    const std::string controller = key == "pids_max" ? "pids" : "memory";
+    std::string parent;
+    for (const auto& p : c.session->cgroup_parents)
+      if (p.rfind(controller + " ", 0) == 0) parent = p.substr(controller.size() + 1);
+    std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
+    if (dir.empty()) {
+      problems.push_back(key + ": no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) +
+                         " holds this process");
+      continue;
+    }
+    std::string file = limit_file(dir, key);
+    std::string value = read_text(file).value_or("");
+    while (!value.empty() && value.back() == '\n') value.pop_back();
+    bool numeric = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if (!numeric || std::stoull(value) > intended)
+      problems.push_back(key + ": " + file + " is \"" + value + "\", intended " + std::to_string(intended));
+    else
+      held.push_back(entry + " (" + file + ")");
+  }
+  if (!problems.empty()) return fail(join_some(problems, 8));
+  if (held.empty()) return pass("no budgets configured");
+  return pass(join_some(held, 8));
+}
+
+}  // namespace cordon::battery

@@ -1,0 +1,44 @@
+#include "cgroup_scope.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+
+namespace cordon::testing {
+
+std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
+  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
+  if (std::getenv("CORDON_EXPECT_CGROUP_V2") && (!placed.why_not.empty() || placed.budget.version != cgroup::Version::V2))
+    ADD_FAILURE() << "expected a cgroup v2 home for " << key << ": " << placed.why_not;
+  if (!placed.why_not.empty()) return std::nullopt;
+  return placed.budget;
+}
+
+LaunchScope::LaunchScope(const cgroup::Budget& site, const Identity& owner, bool enable_for_children) {
+  static int counter = 0;
+  std::string base = site.parent_dir;
+  if (site.version == cgroup::Version::V2) base = base.substr(0, base.rfind('/'));
+  dir_ = base + "/cordon-test-scope-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  std::filesystem::create_directory(dir_);
+  if (enable_for_children && site.version == cgroup::Version::V2)
+    write_file(dir_ + "/cgroup.subtree_control", "+" + site.controller);
+  chown_tree(dir_, owner.uid, owner.gid);
+}
+
+LaunchScope::~LaunchScope() {
+  // The scope empties as its last process is reaped: retry briefly.
+  for (int attempt = 0; attempt < 400 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
+}
+
+std::vector<std::string> LaunchScope::wrap(const std::vector<std::string>& argv, const Identity& as) const {
+  std::vector<std::string> out = {"/bin/sh", "-c", "echo $$ > " + dir_ + "/cgroup.procs && exec \"$@\"", "sh"};
+  if (as.uid != 0)
+    out.insert(out.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid),
+                           "--regid=" + std::to_string(as.gid), "--clear-groups", "--"});
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+}  // namespace cordon::testing
