@@ -5,6 +5,8 @@
 #   2. cordon run -- true with the egress jail  vs  without it.             target < +40 ms
 #   3. the launcher's own in-process work (config, facts, plan, seccomp).   target < 2 ms
 #   4. the whole battery inside a sandbox.                                   target << 20 ms
+#   5. cordon run -- true with memory and pids budgets  vs  without (the
+#      session cgroup: made, limits read back, joined, removed).            target < +5 ms
 # As root the jail measurement runs in a private network namespace the script builds (a veth
 # pair with a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs hyperfine (apt-get install hyperfine) and a build (scripts/quickstart or scripts/test).
@@ -26,6 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
 printf '[network]\negress_jail = false\n' > "$tmp/nojail.toml"
 printf '[network]\negress_jail = true\n' > "$tmp/jail.toml"
+printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
 runs="${RUNS:-200}"
 
 # 1. Interleaved pairs (A B A B ...), so drift on a shared machine hits both sides alike.
@@ -90,3 +93,12 @@ fi
 "$cordon" --config "$tmp/nojail.toml" run -- hyperfine -N -i --warmup 20 --runs 300 \
   --export-json "$tmp/ws/battery.json" "$battery" >/dev/null 2>&1 || true
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("4. battery (all checks) inside a sandbox: median %.2f ms (target << 20)" % (r["median"]*1000))' "$tmp/ws/battery.json"
+
+if "$cordon" --config "$tmp/budget.toml" run -- /bin/true 2>/dev/null; then
+  hyperfine -N --warmup 5 --runs "$((runs / 2))" --export-json "$tmp/budget.json" \
+    "$cordon --config $tmp/budget.toml run -- /bin/true" "$cordon --config $tmp/nojail.toml run -- /bin/true" >/dev/null 2>&1
+  read -r c n < <(median "$tmp/budget.json")
+  python3 -c "print('5. with budgets %.2f ms, without %.2f ms: the session cgroup adds %.2f ms (target < 5)' % ($c, $n, $c-$n))"
+else
+  echo "5. cgroup budgets: skipped (no cgroup can hold them for this user here: see cordon doctor)"
+fi
