@@ -22,9 +22,46 @@ std::string network_summary(const SessionInfo& s) {
          "link-local unreachable, " + std::to_string(s.jail_allow.size()) + " allowed IPs, DNS via " + s.jail_dns;
 }
 
+// 268435456 -> "256 MiB"; 1500 -> "1500 B".
+std::string bytes_text(unsigned long long bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 4 && bytes % (1ULL << (10 * (unit + 1))) == 0) {
+    value /= 1024;
+    ++unit;
+  }
+  return std::to_string(static_cast<unsigned long long>(value)) + " " + units[unit];
+}
+
+// 28800 -> "8 h"; 5400 -> "90 min"; 45 -> "45 s".
+std::string duration_text(unsigned long long seconds) {
+  if (seconds >= 3600 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + " h";
+  if (seconds >= 60 && seconds % 60 == 0) return std::to_string(seconds / 60) + " min";
+  return std::to_string(seconds) + " s";
+}
+
+// One session "limit" line ("pids_max=512") as a person reads it ("512 pids (cgroup)").
+std::string limit_text(const std::string& entry) {
+  auto eq = entry.find('=');
+  if (eq == std::string::npos) return entry;
+  const std::string key = entry.substr(0, eq), value = entry.substr(eq + 1);
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return entry;
+  unsigned long long v = std::stoull(value);
+  if (key == "core") return v == 0 ? "no core dumps" : entry;
+  if (key == "memory_max_bytes") return bytes_text(v) + " memory (cgroup)";
+  if (key == "pids_max") return value + " pids (cgroup)";
+  if (key == "wall_clock_seconds") return duration_text(v) + " wall clock";
+  if (key == "nofile") return value + " open files";
+  if (key == "nproc") return value + " processes (rlimit)";
+  if (key == "fsize_bytes") return "files up to " + bytes_text(v);
+  if (key == "as_bytes") return bytes_text(v) + " address space per process";
+  return entry;
+}
+
 std::string limits_summary(const SessionInfo& s) {
   std::string out;
-  for (const auto& l : s.limits) out += (out.empty() ? "" : ", ") + l;
+  for (const auto& l : s.limits) out += (out.empty() ? "" : ", ") + limit_text(l);
   return out.empty() ? "none" : out;
 }
 
