@@ -213,11 +213,29 @@ void probe_proc_sys(const Context&, Tally& tally) {
 }
 
 // 47 -----------------------------------------------------------------------------------
-void probe_sys(const Context&, Tally& tally) {
-  open_for_write({"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_helper",
-                  "/sys/kernel/mm/ksm/run", "/sys/power/state", "/sys/fs/cgroup/cgroup.procs",
-                  "/sys/fs/cgroup/pids/tasks"},
-                 tally);
+// Besides global attributes: the session's own budgets (raising pids.max / memory.max) and
+// its way out of them (writing itself into the parent's cgroup.procs), read from the session.
+void probe_sys(const Context& ctx, Tally& tally) {
+  std::vector<std::string> paths;  // the session's own first: they lead the report
+  if (ctx.session)
+    for (const auto& entry : ctx.session->cgroup_parents) {
+      const std::string parent = entry.substr(entry.find(' ') + 1);
+      paths.push_back(parent + "/cgroup.procs");
+      DIR* dir = ::opendir(parent.c_str());
+      if (!dir) continue;
+      while (dirent* e = ::readdir(dir)) {
+        std::string name = e->d_name;
+        if (name.rfind("cordon-", 0) != 0) continue;
+        for (const char* file : {"pids.max", "memory.max", "memory.limit_in_bytes", "cgroup.procs"})
+          paths.push_back(parent + "/" + name + "/" + file);
+      }
+      ::closedir(dir);
+    }
+  for (const char* global : {"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_helper",
+                             "/sys/kernel/mm/ksm/run", "/sys/power/state", "/sys/fs/cgroup/cgroup.procs",
+                             "/sys/fs/cgroup/pids/tasks"})
+    paths.push_back(global);
+  open_for_write(paths, tally);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <sstream>
 
 #include "jail_world.h"
+#include "cgroup_scope.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -518,6 +519,29 @@ TEST_P(Probe, ControlCapabilitiesWithoutFilter) {
                          {"/usr/bin/unshare", "-r", "-m", "-u", "-n", "--propagation", "private"});
     expect_escaped(r, {"08", "09", "42", "43", "44", "45"}, "unshare -rmun");
   }
+}
+
+// 47 and the session's own budget: the session cgroup's limit files and the way out of it
+// (the parent's cgroup.procs) are read-only inside; bound read-write they are open.
+TEST_P(Probe, SessionCgroupCannotBeRaisedOrLeftAndControl) {
+  auto site = root_budget_site("pids_max", 64);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, who_);  // delegated to the launching user: its files are theirs
+  std::string config = base_->path() + "/pids.toml";
+  write_file(config, read_file(config_) + "[limits]\npids_max = 64\n");
+  auto launch = [&](const std::vector<std::string>& weaken) {
+    RunOptions o;
+    o.env = env();
+    o.cwd = ws_;
+    return parse_probe(run(scope.wrap(cordon_argv(weaken, {"--only", "47"}, config), who_), o));
+  };
+  ProbeRun held = launch({});
+  EXPECT_EQ(held.v("47"), "BLOCKED") << held.dump();
+  EXPECT_NE(held.r("47").find(scope.dir() + "/cgroup.procs: EROFS"), std::string::npos) << held.dump();
+  EXPECT_NE(held.r("47").find("/pids.max: EROFS"), std::string::npos) << held.dump();
+  ProbeRun weakened = launch({"rw-bind:" + scope.dir()});
+  expect_escaped(weakened, {"47"}, "the session cgroup's parent bound read-write");
+  EXPECT_NE(weakened.r("47").find("/pids.max opened for writing"), std::string::npos) << weakened.dump();
 }
 
 TEST_P(Probe, ControlNoPidNamespace) {
