@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "cgroup_scope.h"
+#include "common/mountinfo.h"
 #include "jail_world.h"
 
 namespace cordon::testing {
@@ -300,6 +302,40 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
     EXPECT_NE(run.output.find("Summary: 27 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
   }
+}
+
+// Budgets and the jail together, launched as production does (root; cordon started in a
+// cgroup of its own, as `systemd-run --scope -p Delegate=yes` would): check 27 finds the
+// session cgroup with both limits, and every other check still passes.
+TEST_F(JailWorld, FullSandboxWithBudgetsPassesEveryBatteryCheck) {
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
+  auto site = root_budget_site("pids_max", 256);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  if (!root_budget_site("memory_max_bytes", 1 << 30)) GTEST_SKIP() << "no cgroup hierarchy here carries memory";
+  LaunchScope scope(*site, root_identity());
+  std::string cfg = world->write_config("jail-budgets", "[network]\negress_jail = true\n[limits]\n"
+                                                        "pids_max = 256\nmemory_max_bytes = 1073741824\n");
+  // `ip netns exec` mounts a fresh /sys for the launch, without the cgroup trees: mount the
+  // host's hierarchies again (same controllers, so the same trees) before joining the scope.
+  std::string remount = "mount -t tmpfs cgroups /sys/fs/cgroup";
+  for (const auto& m : parse_mountinfo(read_file("/proc/self/mountinfo"))) {
+    if (m.fstype != "cgroup" && m.fstype != "cgroup2") continue;
+    std::string opts;
+    for (const std::string& opt : {std::string("memory"), std::string("pids")})
+      if (("," + m.super_opts + ",").find("," + opt + ",") != std::string::npos) opts = opt;
+    if (m.fstype == "cgroup" && opts.empty()) continue;
+    remount += " && mkdir -p " + m.mount_point + " && mount -t " + m.fstype + (opts.empty() ? "" : " -o " + opts) +
+               " cgroup " + m.mount_point;
+  }
+  NetWorld::RunOptions o;
+  o.prelude = remount + " && echo $$ > " + scope.dir() + "/cgroup.procs";
+  o.verify = true;
+  o.fixed_config = true;
+  CommandResult run = world->cordon_run(cfg, "", o);
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("Summary: 27 PASS / 0 FAIL"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("memory_max_bytes=1073741824 ("), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("pids_max=256 (" + scope.dir() + "/cordon-"), std::string::npos) << run.output;
 }
 
 // verify --deep: every probe BLOCKED against bait the launcher sets up on the fake host
