@@ -252,6 +252,21 @@ TEST(Plan, SessionFileDescribesIntent) {
   EXPECT_FALSE(parsed->egress_jail);
 }
 
+TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
+  Config c = no_jail();
+  c.limits = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
+  HostFacts f = sample_facts();
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
+  SandboxPlan plan = build_plan(c, f, request());
+  ASSERT_EQ(plan.limits.cgroup_budgets.size(), 2u);
+  std::string problem;
+  auto parsed = parse_session(plan.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->limits, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
+  EXPECT_EQ(parsed->cgroup_parents, (std::vector<std::string>{"memory /sys/fs/cgroup/user.slice/run-1.scope",
+                                                              "pids /sys/fs/cgroup/user.slice/run-1.scope"}));
+}
+
 struct Refusal {
   const char* name;
   void (*mutate)(Config&, HostFacts&, LaunchRequest&);
