@@ -194,6 +194,8 @@ int cli_main(int argc, char** argv) {
   CLI::App* verify = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   verify->add_option("--workspace", verify_opts.workspace, "Directory bound read-write (default: config, then $PWD)");
   verify->add_option("--agent", verify_opts.agent, "Agent profile to apply (default: generic)");
+  verify->add_option("--limit", verify_opts.limits, "Lower a configured resource limit, as for `run` (repeatable)")
+      ->allow_extra_args(false);
   verify->add_flag("--json", verify_opts.json, "Pass --json to the battery (and the probes)");
   bool verify_deep = false;
   verify->add_flag("--deep", verify_deep,

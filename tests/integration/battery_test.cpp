@@ -877,6 +877,11 @@ TEST_P(Battery, Check27PassesForHeldRlimitsAndFailsWithoutThem) {
   BatteryRun weakened = in_cordon({"--test-weaken", "no-rlimits"}, {}, config);
   expect_failed(weakened, with(kOverrideBaseline, {"27"}));
   EXPECT_NE(weakened.detail("27").find("nofile hard limit is"), std::string::npos) << weakened.dump();
+  // `cordon verify --limit` checks the sandbox a run with the same --limit would get.
+  BatteryRun verify = parse_run(run({cordon_, "--config", config, "verify", "--workspace", workspace_, "--json",
+                                     "--limit", "nofile=128"}, as_who()));
+  expect_failed(verify, kOverrideBaseline);
+  EXPECT_NE(verify.detail("27").find("nofile=128"), std::string::npos) << verify.dump();
 }
 
 TEST_P(Battery, Check27FindsTheSessionCgroupAndFailsWithoutIt) {
