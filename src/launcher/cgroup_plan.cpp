@@ -9,15 +9,20 @@
 namespace cordon::cgroup {
 namespace {
 
-// The controllers a v1 mount carries, from its superblock options ("rw,memory").
-std::set<std::string> v1_controllers(const std::string& super_opts) {
+// The cgroup v1 controllers; anything else in a v1 mount's options or in /proc/self/cgroup
+// ("name=systemd", "noprefix", "favordynmods", ...) is not a controller.
+const std::set<std::string> kV1Controllers = {"blkio",   "cpu",   "cpuacct", "cpuset",  "debug",
+                                              "devices", "freezer", "hugetlb", "memory", "misc",
+                                              "net_cls", "net_prio", "perf_event", "pids", "rdma"};
+
+// The controllers in a comma-separated list (a v1 mount's superblock options, or the second
+// field of a /proc/self/cgroup line).
+std::set<std::string> v1_controllers(const std::string& list) {
   std::set<std::string> out;
-  std::stringstream in(super_opts);
-  std::string opt;
-  while (std::getline(in, opt, ','))
-    if (opt != "rw" && opt != "ro" && opt.find('=') == std::string::npos && opt != "clone_children" &&
-        opt != "noprefix" && opt != "xattr" && opt != "cpuset_v2_mode")
-      out.insert(opt);
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (kV1Controllers.count(item)) out.insert(item);
   return out;
 }
 
@@ -64,17 +69,18 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
     if (second == std::string::npos) continue;
     std::string ids = line.substr(first + 1, second - first - 1);
     std::string own_path = line.substr(second + 1);
+    // Outside this cgroup namespace's root ("/../x"), or a removed cgroup: nothing to build on.
+    if (own_path.empty() || own_path[0] != '/' || own_path.find("/..") != std::string::npos ||
+        own_path.find(" (deleted)") != std::string::npos)
+      continue;
     bool v2 = line.compare(0, first, "0") == 0 && ids.empty();
+    std::set<std::string> listed = v1_controllers(ids);
+    if (!v2 && listed.empty()) continue;  // a named hierarchy without controllers
     for (const auto& m : mounts) {
       if (v2 ? m.fstype != "cgroup2" : m.fstype != "cgroup") continue;
+      if (m.read_only()) continue;  // a writable mount of the same hierarchy may follow
       std::set<std::string> bound = v2 ? std::set<std::string>{} : v1_controllers(m.super_opts);
-      if (!v2) {
-        std::set<std::string> listed;
-        std::stringstream names(ids);
-        std::string name;
-        while (std::getline(names, name, ',')) listed.insert(name);
-        if (listed != bound) continue;
-      }
+      if (!v2 && listed != bound) continue;
       std::string dir = own_dir_in(m, own_path);
       if (dir.empty()) continue;
       out.push_back({v2 ? Version::V2 : Version::V1, dir, bound, false});

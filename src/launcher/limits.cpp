@@ -71,6 +71,13 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
       continue;
     }
     if (!cgroup::controller_for(key).empty()) {
+      // The kernel's own bounds (PID_MAX_LIMIT), and enough memory for bwrap to start.
+      const long long low = key == "pids_max" ? 1 : 1LL << 20;
+      const long long high = key == "pids_max" ? 4194304 : 1LL << 62;
+      if (value < low || value > high)
+        throw Error("limits." + key + " = " + std::to_string(value) + " is outside " + std::to_string(low) + ".." +
+                        std::to_string(high),
+                    "set it within that range in " + config_path + " (or in --limit)", kExitConfigError);
       cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
       if (!placed.why_not.empty()) {
         cannot(key, placed.why_not, placed.fix);

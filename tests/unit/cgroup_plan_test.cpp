@@ -56,6 +56,23 @@ TEST(CgroupPlan, ResolvesTheOwnPathThroughAMountOfASubtree) {
   EXPECT_TRUE(locate_hierarchies("0::/elsewhere\n", parse_mountinfo(mounts)).empty());
 }
 
+TEST(CgroupPlan, ToleratesMountOptionsAndNamesThatAreNotControllers) {
+  const char* mounts =
+      "60 25 0:40 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory,name=mem,favordynmods\n"
+      "61 25 0:41 / /sys/fs/cgroup/pids ro - cgroup cgroup ro,pids\n"    // read-only: skipped
+      "62 25 0:41 / /mnt/pids rw - cgroup cgroup rw,pids\n";            // the same tree, writable
+  auto found = locate_hierarchies("5:memory,name=mem:/a\n4:pids:/b\n", parse_mountinfo(mounts));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].own_dir, "/sys/fs/cgroup/memory/a");
+  EXPECT_EQ(found[0].controllers, std::set<std::string>{"memory"});
+  EXPECT_EQ(found[1].own_dir, "/mnt/pids/b");
+}
+
+TEST(CgroupPlan, IgnoresMembershipsOutsideTheNamespaceOrRemoved) {
+  EXPECT_TRUE(locate_hierarchies("0::/../../user.slice\n", parse_mountinfo(kUnifiedMounts)).empty());
+  EXPECT_TRUE(locate_hierarchies("0::/gone (deleted)\n", parse_mountinfo(kUnifiedMounts)).empty());
+}
+
 TEST(CgroupPlan, PlacesBudgetsInTheLaunchersOwnV1Cgroups) {
   auto found = hybrid();
   for (auto& h : found) h.writable = true;
@@ -118,6 +135,22 @@ TEST(CgroupPlan, LimitPlanEnforcesPlacedBudgetsAndRefusesTheRest) {
   EXPECT_TRUE(lenient.cgroup_budgets.empty());
   ASSERT_EQ(lenient.not_enforced.size(), 1u);
   EXPECT_NE(lenient.not_enforced[0].find("not writable"), std::string::npos);
+}
+
+TEST(CgroupPlan, BudgetsOutsideTheKernelsBoundsAreConfigErrors) {
+  auto found = hybrid();
+  for (auto& h : found) h.writable = true;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, long long>>{
+           {"pids_max", 0}, {"pids_max", 4194305}, {"memory_max_bytes", 4096}, {"memory_max_bytes", 1LL << 62 | 1}}) {
+    try {
+      plan_limits({{key, value}}, {key}, 0, found, "/etc/cordon/cordon.toml");
+      ADD_FAILURE() << key << " = " << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), kExitConfigError);
+      EXPECT_NE(std::string(e.what()).find("is outside"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(plan_limits({{"pids_max", 4194304}, {"memory_max_bytes", 1 << 20}}, {}, 0, found, "/x.toml"));
 }
 
 }  // namespace
