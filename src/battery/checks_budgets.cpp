@@ -36,6 +36,18 @@ std::string own_session_cgroup(const std::string& parent) {
   return {};
 }
 
+std::string trimmed(const std::string& file) {
+  std::string value = read_text(file).value_or("");
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  return value;
+}
+
+// The file holds a number no higher than `limit` ("max" and unreadable are not).
+bool within(const std::string& file, unsigned long long limit) {
+  std::string value = trimmed(file);
+  return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos && std::stoull(value) <= limit;
+}
+
 // The limit file a budget reads back from (v2 names first, then v1).
 std::string limit_file(const std::string& dir, const std::string& key) {
   if (key == "pids_max") return dir + "/pids.max";
@@ -75,13 +87,22 @@ Outcome check_resource_budgets(const Context& c) {
       continue;
     }
     std::string file = limit_file(dir, key);
-    std::string value = read_text(file).value_or("");
-    while (!value.empty() && value.back() == '\n') value.pop_back();
-    bool numeric = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-    if (!numeric || std::stoull(value) > intended)
-      problems.push_back(key + ": " + file + " is \"" + value + "\", intended " + std::to_string(intended));
-    else
-      held.push_back(entry + " (" + file + ")");
+    if (!within(file, intended)) {
+      problems.push_back(key + ": " + file + " is \"" + trimmed(file) + "\", intended " + std::to_string(intended));
+      continue;
+    }
+    // No swap beyond the budget, where the kernel accounts swap.
+    if (key == "memory_max_bytes" && exists(dir + "/memory.swap.max") && !within(dir + "/memory.swap.max", 0)) {
+      problems.push_back(key + ": " + dir + "/memory.swap.max is \"" + trimmed(dir + "/memory.swap.max") + "\", intended 0");
+      continue;
+    }
+    if (key == "memory_max_bytes" && exists(dir + "/memory.memsw.limit_in_bytes") &&
+        !within(dir + "/memory.memsw.limit_in_bytes", intended)) {
+      problems.push_back(key + ": memory+swap " + dir + "/memory.memsw.limit_in_bytes is \"" +
+                         trimmed(dir + "/memory.memsw.limit_in_bytes") + "\", intended " + std::to_string(intended));
+      continue;
+    }
+    held.push_back(entry + " (" + file + ")");
   }
   if (!problems.empty()) return fail(join_some(problems, 8));
   if (held.empty()) return pass("no budgets configured");

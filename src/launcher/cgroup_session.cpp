@@ -2,17 +2,21 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <dirent.h>
+
 #include <cerrno>
 #include <iterator>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/text.h"
+#include "common/unique_fd.h"
 
 namespace cordon::cgroup {
 namespace {
@@ -62,13 +66,17 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 
 // Kills every process still in `dir` and waits (bounded, 2 s) for the cgroup to empty.
 // Returns how many were found. The launcher is the session's subreaper, so it reaps them.
+// v2's cgroup.kill (Linux 5.14) kills by cgroup, immune to pid reuse; v1 kills by pid.
 size_t kill_members(const std::string& dir) {
   size_t found = 0;
+  const bool by_cgroup = ::access((dir + "/cgroup.kill").c_str(), F_OK) == 0;
   for (int attempt = 0; attempt < 2000; ++attempt) {
     std::vector<pid_t> left = members(dir);
     if (left.empty()) break;
     if (attempt == 0) found = left.size();
-    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    if (by_cgroup) write_value(dir + "/cgroup.kill", "1");
+    else
+      for (pid_t pid : left) ::kill(pid, SIGKILL);
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {
     }
     ::usleep(1000);
@@ -86,23 +94,66 @@ int remove_dir(const std::string& dir) {
   return EBUSY;
 }
 
-// The budgets of `session` that the kernel says were hit.
+// The budgets that stopped something, by the kernel's counters: a refused fork, or the OOM
+// killer. Reaching the memory limit and reclaiming page cache (v2 "max", v1 failcnt) is normal
+// work for a cgroup and not a hit.
 void collect_hits(const std::string& dir, const std::vector<Budget>& budgets, std::vector<std::string>& hits) {
   for (const auto& b : budgets) {
     bool hit = false;
     if (b.controller == "pids") {
       hit = keyed_value(dir + "/pids.events", "max") > 0;
     } else if (b.version == Version::V2) {
-      hit = keyed_value(dir + "/memory.events", "max") > 0 || keyed_value(dir + "/memory.events", "oom_kill") > 0;
+      hit = keyed_value(dir + "/memory.events", "oom") > 0 || keyed_value(dir + "/memory.events", "oom_kill") > 0;
     } else {
-      hit = std::atoll(read_text_file(dir + "/memory.failcnt").c_str()) > 0 ||
-            keyed_value(dir + "/memory.oom_control", "oom_kill") > 0;
+      hit = keyed_value(dir + "/memory.oom_control", "oom_kill") > 0 ||
+            keyed_value(dir + "/memory.oom_control", "under_oom") > 0;
     }
     if (hit) hits.push_back(b.limit_key);
   }
 }
 
+// An exclusive flock on a cgroup directory for as long as it lives: launchers sharing a parent
+// take turns at enabling and undoing its controllers.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& dir)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_.get() >= 0) ::flock(fd_.get(), LOCK_EX);
+  }
+
+ private:
+  UniqueFd fd_;
+};
+
+// The child cgroups of `dir` (directory names).
+std::vector<std::string> child_cgroups(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_type == DT_DIR && e->d_name[0] != '.') out.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+// The true root of a v2 hierarchy has no cgroup.type (and is exempt from the rule that a
+// cgroup handing controllers to children holds no processes).
+bool is_v2_root(const std::string& dir) { return ::access((dir + "/cgroup.type").c_str(), F_OK) != 0; }
+
 }  // namespace
+
+std::string v2_sharing_problem(const Budget& budget) {
+  const std::string& parent = budget.parent_dir;
+  if (budget.version != Version::V2 || is_v2_root(parent)) return {};
+  std::istringstream enabled_now(read_text_file(parent + "/cgroup.subtree_control"));
+  std::vector<std::string> enabled(std::istream_iterator<std::string>(enabled_now), {});
+  if (contains(enabled, budget.controller)) return {};
+  std::vector<pid_t> all = members(parent);
+  size_t others = static_cast<size_t>(std::count_if(all.begin(), all.end(), [](pid_t p) { return p != ::getpid(); }));
+  if (others == 0) return {};
+  return std::to_string(others) + " other processes share the launcher's cgroup " + parent +
+         ", so cgroup v2 cannot enable " + budget.controller + " for a session cgroup";
+}
 
 SessionCgroup::SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id) {
   try {
@@ -152,12 +203,25 @@ void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string
 
 void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::string& session_id) {
   const std::string parent = session.budgets.front().parent_dir;
+  DirectoryLock lock(parent);
+  // Leaves of launchers that have exited (left in place because another session was running):
+  // rmdir removes only empty ones, so a live launcher's leaf stays.
+  for (const auto& name : child_cgroups(parent))
+    if (name.rfind("cordon-launcher-", 0) == 0) ::rmdir((parent + "/" + name).c_str());
   std::istringstream enabled_now(read_text_file(parent + "/cgroup.subtree_control"));
   std::vector<std::string> enabled(std::istream_iterator<std::string>(enabled_now), {});
   std::vector<std::string> missing;
   for (const auto& b : session.budgets)
     if (!contains(enabled, b.controller) && !contains(missing, b.controller)) missing.push_back(b.controller);
   if (missing.empty()) return;
+  if (is_v2_root(parent)) {
+    // Enabled for good: others may rely on them as soon as they are on.
+    for (const auto& controller : missing)
+      if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller))
+        throw Error(errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err),
+                    "enable it by hand, or add the limit to limits.best_effort");
+    return;
+  }
   // A cgroup with processes of its own cannot hand controllers to children: move out first.
   LauncherMove move{parent, parent + "/cordon-launcher-" + session_id, {}};
   if (::mkdir(move.leaf_dir.c_str(), 0755) != 0)
@@ -197,9 +261,17 @@ CgroupFinish SessionCgroup::clean_up() {
                                 " (killed)");
     collect_hits(it->dir, it->budgets, report.limit_hits);
     if (int err = remove_dir(it->dir)) report.problems.push_back(errno_text("removing the session cgroup " + it->dir, err));
+    else report.removed.push_back(it->dir);
   }
   dirs_.clear();
   for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
+    DirectoryLock lock(it->parent_dir);
+    std::vector<std::string> children = child_cgroups(it->parent_dir);
+    const std::string leaf = it->leaf_dir.substr(it->parent_dir.size() + 1);
+    bool others = std::any_of(children.begin(), children.end(), [&](const std::string& c) { return c != leaf; });
+    // Another child would lose its budget with the controllers: then the launcher stays in
+    // its leaf (removed by a later launch once empty).
+    if (others) continue;
     for (const auto& controller : it->enabled) write_value(it->parent_dir + "/cgroup.subtree_control", "-" + controller);
     int err = write_value(it->parent_dir + "/cgroup.procs", std::to_string(::getpid()));
     if (!err) err = remove_dir(it->leaf_dir);
@@ -208,12 +280,6 @@ CgroupFinish SessionCgroup::clean_up() {
   moves_.clear();
   procs_files_.clear();
   return report;
-}
-
-std::vector<std::string> SessionCgroup::directories() const {
-  std::vector<std::string> out;
-  for (const auto& d : dirs_) out.push_back(d.dir);
-  return out;
 }
 
 }  // namespace cordon::cgroup

@@ -6,7 +6,11 @@
 //
 // cgroup v2 forbids enabling controllers for the children of a cgroup that holds processes.
 // When the launcher's own v2 cgroup has not enabled them yet, the launcher first moves itself
-// into a leaf ("cordon-launcher-ID") and enables them; on finish it undoes both.
+// into a leaf ("cordon-launcher-ID") and enables them, holding a lock on the cgroup directory
+// so that no other launcher interleaves. On finish it undoes both only when no other child
+// cgroup remains (another session's budget must never vanish with ours); otherwise it stays
+// in its leaf until it exits and a later launch removes the empty leaf. In the true root
+// cgroup (exempt from the rule) controllers are enabled in place and never disabled.
 #pragma once
 
 #include <sys/types.h>
@@ -20,9 +24,15 @@
 namespace cordon::cgroup {
 
 struct CgroupFinish {
-  std::vector<std::string> limit_hits;  // limit keys the session ran into
+  std::vector<std::string> limit_hits;  // limit keys whose budget stopped something (OOM kill, fork refused)
   std::vector<std::string> problems;    // teardown problems (empty = verified clean)
+  std::vector<std::string> removed;     // session cgroups emptied and removed
 };
+
+// Why a launch from this process's cgroup could not give a session cgroup `budget`'s v2
+// controller (other processes share the cgroup, so it cannot be enabled for children), or ""
+// when nothing stands in the way. For `cordon doctor`; the launch itself finds out by trying.
+std::string v2_sharing_problem(const Budget& budget);
 
 class SessionCgroup : public LaunchStage {
  public:
@@ -42,9 +52,6 @@ class SessionCgroup : public LaunchStage {
   // After the sandbox has exited: kills anything left (named as a problem), removes the
   // cgroups, restores the launcher's own placement, reports the budgets the session hit.
   CgroupFinish finish();
-
-  // The session cgroup directories, for the record.
-  std::vector<std::string> directories() const;
 
  private:
   struct SessionDir {

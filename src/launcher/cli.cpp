@@ -77,6 +77,9 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 // A launch with its record: the manifest is written before anything runs (no record, no
 // run), the receipt when it ends, including a refused or failed launch.
 int launch(const Config& config, const SessionOptions& o, bool is_verify = false) {
+  // From before anything is made until the record is complete, a Ctrl-C, hang-up or SIGTERM
+  // waits instead of killing the launcher halfway (the sandbox still receives it).
+  TerminationSignalsBlocked blocked;
   HostFacts facts = facts_for(config, o);
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
@@ -89,6 +92,15 @@ int launch(const Config& config, const SessionOptions& o, bool is_verify = false
   SessionRecord record(config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
+  // The session cgroup's teardown goes into the receipt, after a failed launch too.
+  auto finish_budgets = [&] {
+    if (!budgets) return;
+    cgroup::CgroupFinish finished = budgets->finish();
+    budgets.reset();
+    for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
+    for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
+    receipt.cgroups_removed = finished.removed;
+  };
   try {
     // The session's cgroup is made (limits written and read back) before anything forks; the
     // forked child joins it first, before the jail's namespaces.
@@ -101,18 +113,13 @@ int launch(const Config& config, const SessionOptions& o, bool is_verify = false
     receipt.outcome = run_sandbox(plan, stages);
   } catch (const Error& e) {
     receipt.launch_error = e.what();
-    budgets.reset();
+    finish_budgets();
     record.finish(receipt);
     throw;
   }
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
-  if (budgets) {
-    receipt.cgroups_removed = budgets->directories();
-    cgroup::CgroupFinish finished = budgets->finish();
-    for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
-    for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
-  }
+  finish_budgets();
   record.finish(receipt);
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   for (const auto& hit : receipt.limit_hits)

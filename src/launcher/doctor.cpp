@@ -16,6 +16,7 @@
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/cgroup_plan.h"
+#include "launcher/cgroup_session.h"
 #include "launcher/paths.h"
 #include "launcher/seccomp_compile.h"
 #include "launcher/seccomp_policy.h"
@@ -119,6 +120,11 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
     bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
                    config.limits_best_effort.end();
     cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
+    if (placed.why_not.empty()) {
+      placed.why_not = cgroup::v2_sharing_problem(placed.budget);
+      if (!placed.why_not.empty())
+        placed.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";
+    }
     DoctorStatus status = placed.why_not.empty() ? DoctorStatus::Pass
                           : configured && !lenient ? DoctorStatus::Fail
                                                    : DoctorStatus::Warn;

@@ -37,7 +37,7 @@ struct Placement {
 // Runs in the forked child: only async-signal-safe calls until execve.
 // `moved` is preallocated scratch space (one slot per placement): no allocation after fork.
 [[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, std::vector<int>& moved,
-                             char* const argv[], char* const envp[], const sigset_t& original_mask) {
+                             char* const argv[], char* const envp[], const sigset_t& child_mask) {
   // Move every source above the target range first so no dup2 clobbers a later source.
   const size_t count = placements.size();
   int above_targets = 0;
@@ -48,7 +48,7 @@ struct Placement {
   // Nothing the launcher inherited reaches the sandbox: every other descriptor closes on exec.
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
   for (size_t i = 0; i < count; ++i) ::fcntl(placements[i].target, F_SETFD, 0);
-  ::sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+  ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
@@ -140,6 +140,15 @@ std::vector<std::string> reap_survivors() {
 
 }  // namespace
 
+TerminationSignalsBlocked::TerminationSignalsBlocked() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, &previous_);
+}
+
+TerminationSignalsBlocked::~TerminationSignalsBlocked() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+
 LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<UniqueFd> owned;
@@ -177,6 +186,10 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
     sigset_t mask;
     ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
   } restore{original};
+  // The sandbox starts with the signals the launcher watches unblocked, even when the caller
+  // holds them blocked around setup and teardown (termination_signals_blocked()).
+  sigset_t child_mask = original;
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigdelset(&child_mask, sig);
 
   // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
   char* empty_env[] = {nullptr};
@@ -195,7 +208,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
       (void)ignored;
       ::_exit(kExitLaunchRefused);
     }
-    exec_bwrap(placements, moved, argv.data(), envp, original);
+    exec_bwrap(placements, moved, argv.data(), envp, child_mask);
   }
   ChildProcess child(pid);
   status_write.reset();

@@ -2,6 +2,7 @@
 // the seccomp filter is compiled, bwrap is started and supervised.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <string>
@@ -23,6 +24,21 @@ struct LaunchOutcome {
 // Runs the plan to completion; `stages` run in order around the fork. Throws cordon::Error
 // when the sandbox could not be set up (nothing ran) or its teardown could not be verified.
 LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<class LaunchStage*>& stages = {});
+
+// Holds SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked while it lives: a launch sets up and tears
+// down cgroups, pasta and temp files, and a default action in between would kill the launcher
+// and leave them behind. Signals that arrive meanwhile stay pending: run_sandbox forwards
+// them to the sandbox; after teardown they take effect.
+class TerminationSignalsBlocked {
+ public:
+  TerminationSignalsBlocked();
+  ~TerminationSignalsBlocked();
+  TerminationSignalsBlocked(const TerminationSignalsBlocked&) = delete;
+  TerminationSignalsBlocked& operator=(const TerminationSignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
 
 // A mechanism that must be in place around the fork, before bwrap starts (the egress jail).
 // The forked child runs in_child() and then execs bwrap; the parent runs after_fork().
