@@ -32,6 +32,15 @@ LaunchScope::~LaunchScope() {
   for (int attempt = 0; attempt < 400 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(5000);
 }
 
+std::string LaunchScope::leftovers() const {
+  std::string out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    if (entry.is_directory()) out += "child " + entry.path().filename().string() + "; ";
+  std::string enabled = path_exists(dir_ + "/cgroup.subtree_control") ? read_file(dir_ + "/cgroup.subtree_control") : "";
+  if (!enabled.empty() && enabled != "\n") out += "subtree_control " + enabled;
+  return out;
+}
+
 std::vector<std::string> LaunchScope::wrap(const std::vector<std::string>& argv, const Identity& as) const {
   std::vector<std::string> out = {"/bin/sh", "-c", "echo $$ > " + dir_ + "/cgroup.procs && exec \"$@\"", "sh"};
   if (as.uid != 0)

@@ -29,6 +29,9 @@ class LaunchScope {
   LaunchScope(const LaunchScope&) = delete;
   LaunchScope& operator=(const LaunchScope&) = delete;
   const std::string& dir() const { return dir_; }
+  // What a finished launch left in the scope: child cgroups, and (v2) controllers still
+  // enabled for children. "" = nothing.
+  std::string leftovers() const;
 
   // `argv` started inside the scope (by root), then run as `as`.
   std::vector<std::string> wrap(const std::vector<std::string>& argv, const Identity& as) const;

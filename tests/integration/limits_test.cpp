@@ -190,6 +190,8 @@ TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
   LaunchScope scope(*site, root_identity());
   RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, root_identity(), &scope);
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // 125 would mean a teardown problem
+  EXPECT_EQ(scope.leftovers(), "");   // session cgroup gone; on v2 the launcher's leaf and controllers too
   EXPECT_NE(r.out.find("Resource temporarily unavailable"), std::string::npos) << r.out << r.err;
   int forked = -1;
   std::sscanf(r.out.c_str(), "forked %d", &forked);
@@ -220,6 +222,32 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
   expect_cgroups_removed(record_of_latest(root_identity()));
   RunResult control = launch("", {"/usr/bin/python3", "-c", hog}, root_identity(), &scope);
   EXPECT_NE(control.out.find("ALLOCATED 1073741824"), std::string::npos) << control.out << control.err;
+  // Page cache beyond the budget is reclaimed, not a hit: reading 96 MiB of the host's files
+  // under 64 MiB runs to completion and reports nothing (v2 counts each reclaim as "max").
+  const char* reader =
+      "import os\n"
+      "total = 0\n"
+      "for root, _, files in os.walk('/usr/lib'):\n"
+      "    for name in files:\n"
+      "        path = os.path.join(root, name)\n"
+      "        if total > 96 << 20 or os.path.islink(path): continue\n"
+      "        try:\n"
+      "            with open(path, 'rb') as f:\n"
+      "                while True:\n"
+      "                    chunk = f.read(1 << 20)\n"
+      "                    if not chunk: break\n"
+      "                    total += len(chunk)\n"
+      "        except OSError:\n"
+      "            pass\n"
+      "print('READ', total >> 20)\n";
+  RunResult cache = launch("memory_max_bytes = 67108864\n", {"/usr/bin/python3", "-c", reader}, root_identity(),
+                           &scope, 120000);
+  EXPECT_EQ(cache.exit_code, 0) << cache.err;
+  int read_mib = 0;
+  std::sscanf(cache.out.c_str(), "READ %d", &read_mib);
+  EXPECT_GE(read_mib, 96) << cache.out;
+  EXPECT_EQ(cache.err.find("hit its memory_max_bytes"), std::string::npos) << cache.err;
+  EXPECT_EQ(scope.leftovers(), "");
   expect_host_responsive();
 }
 
@@ -247,6 +275,8 @@ TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
   LaunchScope delegated(*site, user_);
   RunResult r = launch("pids_max = 48\n", {"/usr/bin/python3", "-c", kForkProbe}, user_, &delegated);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(delegated.leftovers(), "");
   int forked = -1;
   std::sscanf(r.out.c_str(), "forked %d", &forked);
   EXPECT_GE(forked, 0) << r.out << r.err;
@@ -267,9 +297,85 @@ TEST_F(Limits, V2RefusesACgroupSharedWithOtherProcesses) {
   EXPECT_NE(r.err.find("other processes share the launcher's cgroup"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Delegate=yes"), std::string::npos) << r.err;
   EXPECT_FALSE(path_exists(marker));
+  // doctor, run from the same cgroup, predicts the refusal.
+  RunOptions o;
+  o.env = base_env(root_identity());
+  RunResult doctor = run({cordon_, "--config", base_->path() + "/cordon.toml", "doctor"}, o);
+  EXPECT_NE(doctor.out.find("[FAIL] cgroup pids"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("other processes share the launcher's cgroup"), std::string::npos) << doctor.out;
   // The launcher moved itself back and removed its leaf: nothing of it is left.
   for (const auto& entry : fs::directory_iterator(site->parent_dir))
     EXPECT_EQ(entry.path().filename().string().rfind("cordon-", 0), std::string::npos) << entry.path();
+}
+
+TEST_F(Limits, V2TeardownKeepsControllersAnotherChildStillUses) {
+  auto site = root_budget_site("pids_max", 48);
+  if (!site || site->version != cgroup::Version::V2) GTEST_SKIP() << "the pids controller is not on cgroup v2 here";
+  LaunchScope scope(*site, root_identity());
+  const std::string config = base_->path() + "/cordon.toml";
+  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
+  RunOptions o;
+  o.env = base_env(root_identity());
+  o.cwd = workspace_;
+  pid_t session = spawn_background(scope.wrap({cordon_, "--config", config, "run", "--workspace", workspace_, "--",
+                                               "/bin/sleep", "2"}, root_identity()), o);
+  ASSERT_GT(session, 0);
+  // Once the launcher has enabled pids for the scope's children, another child appears.
+  bool enabled = false;
+  for (int i = 0; i < 1000 && !enabled; ++i) {
+    enabled = read_file(scope.dir() + "/cgroup.subtree_control").find("pids") != std::string::npos;
+    if (!enabled) ::usleep(2000);
+  }
+  ASSERT_TRUE(enabled);
+  const std::string other = scope.dir() + "/someone-else";
+  fs::create_directory(other);
+  write_file(other + "/pids.max", "5");
+  int status = 0;
+  for (int i = 0; i < 1000 && ::waitpid(session, &status, WNOHANG) == 0; ++i) ::usleep(10000);
+  stop_background(session);
+  // The other child's budget is intact; the launcher left its (now empty) leaf in place.
+  EXPECT_EQ(read_file(other + "/pids.max"), "5\n");
+  EXPECT_NE(read_file(scope.dir() + "/cgroup.subtree_control").find("pids"), std::string::npos);
+  std::string record = record_of_latest(root_identity());
+  EXPECT_NE(record.find("\"teardown\":{\"verified\":true"), std::string::npos) << record;
+  // Clean up as the next launch would: the empty leaf, then the controllers.
+  ::rmdir(other.c_str());
+  for (const auto& entry : fs::directory_iterator(scope.dir()))
+    if (entry.is_directory()) ::rmdir(entry.path().c_str());
+  write_file(scope.dir() + "/cgroup.subtree_control", "-pids");
+}
+
+// SIGTERM every millisecond from the moment the session cgroup exists: whenever one lands
+// (setup, run, teardown), the launcher finishes its teardown before it dies.
+TEST_F(Limits, TerminationSignalsNeverCutTeardownShort) {
+  auto site = root_budget_site("pids_max", 48);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, root_identity());
+  const std::string config = base_->path() + "/cordon.toml";
+  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
+  RunOptions o;
+  o.env = base_env(root_identity());
+  o.cwd = workspace_;
+  for (int round = 0; round < 5; ++round) {
+    pid_t launcher = spawn_background(
+        scope.wrap({cordon_, "--config", config, "run", "--workspace", workspace_, "--", "/bin/sleep", "5"}, root_identity()),
+        o);
+    ASSERT_GT(launcher, 0);
+    bool made = false;
+    for (int i = 0; i < 2000 && !made; ++i) {
+      for (const auto& entry : fs::directory_iterator(scope.dir()))
+        made = made || entry.path().filename().string().rfind("cordon-2", 0) == 0;
+      if (!made) ::usleep(500);
+    }
+    EXPECT_TRUE(made);
+    int status = 0;
+    for (int i = 0; i < 5000 && ::waitpid(launcher, &status, WNOHANG) == 0; ++i) {
+      ::kill(launcher, SIGTERM);
+      ::usleep(1000);
+    }
+    stop_background(launcher);
+    EXPECT_EQ(scope.leftovers(), "") << "round " << round;
+  }
 }
 
 // The teardown backstop, driven directly: a process still in the session cgroup after the
@@ -311,7 +417,9 @@ TEST_F(Limits, SessionCgroupKillsAndNamesWhatIsLeftThenRemovesItself) {
   int status = 0;
   pid_t reaped = ::waitpid(child, &status, WNOHANG);
   EXPECT_TRUE(reaped == child || (reaped < 0 && errno == ECHILD));  // killed (and perhaps reaped by finish)
-  if (reaped == child) EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  if (reaped == child) {
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
 }
 
 TEST_F(Limits, SessionCgroupRefusedByTheKernelLeavesNothingBehind) {

@@ -58,7 +58,7 @@ chmod 755 "$work/initrd/init"
   echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
   echo 'mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm'
   echo 'mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup'
-  echo 'mount -t tmpfs tmpfs /tmp; chmod 1777 /tmp; mount -t tmpfs tmpfs /run/user 2>/dev/null || true'
+  echo 'chmod 1777 /tmp'  # no tmpfs: the writable overlay keeps what the host has in /tmp (a build tree)
   echo 'echo "+memory +pids" > /sys/fs/cgroup/cgroup.subtree_control'
   echo 'mkdir /sys/fs/cgroup/init.scope && echo $$ > /sys/fs/cgroup/init.scope/cgroup.procs'
   echo 'ip link set lo up 2>/dev/null'
