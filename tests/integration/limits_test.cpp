@@ -36,12 +36,18 @@ class Limits : public ::testing::Test {
     chown_tree(workspace_, user_.uid, user_.gid);
   }
 
-  RunResult launch(const std::string& limits_toml, const std::vector<std::string>& command,
-                   const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000) {
+  // `cordon --config CONFIG run --workspace WS -- COMMAND`, CONFIG holding `limits_toml`.
+  std::vector<std::string> cordon_run(const std::string& limits_toml, const std::vector<std::string>& command) {
     std::string config = base_->path() + "/cordon.toml";
     write_file(config, "[network]\negress_jail = false\n[limits]\n" + limits_toml);
     std::vector<std::string> argv = {cordon_, "--config", config, "run", "--workspace", workspace_, "--"};
     argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+  }
+
+  RunResult launch(const std::string& limits_toml, const std::vector<std::string>& command,
+                   const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000) {
+    std::vector<std::string> argv = cordon_run(limits_toml, command);
     RunOptions o;
     o.env = base_env(who);
     o.as = who;
@@ -52,6 +58,15 @@ class Limits : public ::testing::Test {
       o.as.reset();
     }
     return run(argv, o);
+  }
+
+  // The same launch started in `scope` by root, in the background (spawn_background).
+  pid_t launch_in_background(const std::string& limits_toml, const std::vector<std::string>& command,
+                             const LaunchScope& scope) {
+    RunOptions o;
+    o.env = base_env(root_identity());
+    o.cwd = workspace_;
+    return spawn_background(scope.wrap(cordon_run(limits_toml, command), root_identity()), o);
   }
 
   // The host answers promptly afterwards: a trivial process starts and ends within 2 s.
@@ -312,13 +327,7 @@ TEST_F(Limits, V2TeardownKeepsControllersAnotherChildStillUses) {
   auto site = root_budget_site("pids_max", 48);
   if (!site || site->version != cgroup::Version::V2) GTEST_SKIP() << "the pids controller is not on cgroup v2 here";
   LaunchScope scope(*site, root_identity());
-  const std::string config = base_->path() + "/cordon.toml";
-  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
-  RunOptions o;
-  o.env = base_env(root_identity());
-  o.cwd = workspace_;
-  pid_t session = spawn_background(scope.wrap({cordon_, "--config", config, "run", "--workspace", workspace_, "--",
-                                               "/bin/sleep", "2"}, root_identity()), o);
+  pid_t session = launch_in_background("pids_max = 48\n", {"/bin/sleep", "2"}, scope);
   ASSERT_GT(session, 0);
   // Once the launcher has enabled pids for the scope's children, another child appears.
   bool enabled = false;
@@ -351,15 +360,8 @@ TEST_F(Limits, TerminationSignalsNeverCutTeardownShort) {
   auto site = root_budget_site("pids_max", 48);
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
   LaunchScope scope(*site, root_identity());
-  const std::string config = base_->path() + "/cordon.toml";
-  write_file(config, "[network]\negress_jail = false\n[limits]\npids_max = 48\n");
-  RunOptions o;
-  o.env = base_env(root_identity());
-  o.cwd = workspace_;
   for (int round = 0; round < 5; ++round) {
-    pid_t launcher = spawn_background(
-        scope.wrap({cordon_, "--config", config, "run", "--workspace", workspace_, "--", "/bin/sleep", "5"}, root_identity()),
-        o);
+    pid_t launcher = launch_in_background("pids_max = 48\n", {"/bin/sleep", "5"}, scope);
     ASSERT_GT(launcher, 0);
     bool made = false;
     for (int i = 0; i < 2000 && !made; ++i) {
