@@ -76,16 +76,19 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
     bool v2 = line.compare(0, first, "0") == 0 && ids.empty();
     std::set<std::string> listed = v1_controllers(ids);
     if (!v2 && listed.empty()) continue;  // a named hierarchy without controllers
+    // A writable mount of the hierarchy wins over a read-only one (which still yields a
+    // "not writable" refusal rather than "no hierarchy").
+    const Mount* chosen = nullptr;
+    std::string chosen_dir;
     for (const auto& m : mounts) {
       if (v2 ? m.fstype != "cgroup2" : m.fstype != "cgroup") continue;
-      if (m.read_only()) continue;  // a writable mount of the same hierarchy may follow
-      std::set<std::string> bound = v2 ? std::set<std::string>{} : v1_controllers(m.super_opts);
-      if (!v2 && listed != bound) continue;
+      if (!v2 && listed != v1_controllers(m.super_opts)) continue;
       std::string dir = own_dir_in(m, own_path);
-      if (dir.empty()) continue;
-      out.push_back({v2 ? Version::V2 : Version::V1, dir, bound, false});
-      break;
+      if (dir.empty() || (chosen && (m.read_only() || !chosen->read_only()))) continue;
+      chosen = &m;
+      chosen_dir = dir;
     }
+    if (chosen) out.push_back({v2 ? Version::V2 : Version::V1, chosen_dir, v2 ? std::set<std::string>{} : listed, false});
   }
   return out;
 }

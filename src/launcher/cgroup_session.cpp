@@ -11,6 +11,7 @@
 #include <dirent.h>
 
 #include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <sstream>
 
@@ -74,8 +75,7 @@ size_t kill_members(const std::string& dir) {
     std::vector<pid_t> left = members(dir);
     if (left.empty()) break;
     if (attempt == 0) found = left.size();
-    if (by_cgroup) write_value(dir + "/cgroup.kill", "1");
-    else
+    if (!by_cgroup || write_value(dir + "/cgroup.kill", "1") != 0)
       for (pid_t pid : left) ::kill(pid, SIGKILL);
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {
     }
@@ -113,16 +113,26 @@ void collect_hits(const std::string& dir, const std::vector<Budget>& budgets, st
 }
 
 // An exclusive flock on a cgroup directory for as long as it lives: launchers sharing a parent
-// take turns at enabling and undoing its controllers.
+// take turns at enabling and undoing its controllers. Waits at most 5 s (a holder could be
+// stopped, and the launcher holds termination signals blocked).
 class DirectoryLock {
  public:
   explicit DirectoryLock(const std::string& dir)
       : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    if (fd_.get() >= 0) ::flock(fd_.get(), LOCK_EX);
+    for (int attempt = 0; fd_.get() >= 0 && attempt < 500; ++attempt) {
+      if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
+        held_ = true;
+        return;
+      }
+      if (errno != EWOULDBLOCK && errno != EINTR) return;
+      ::usleep(10000);
+    }
   }
+  bool held() const { return held_; }
 
  private:
   UniqueFd fd_;
+  bool held_ = false;
 };
 
 // The child cgroups of `dir` (directory names).
@@ -130,7 +140,8 @@ std::vector<std::string> child_cgroups(const std::string& dir) {
   std::vector<std::string> out;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d))
-      if (e->d_type == DT_DIR && e->d_name[0] != '.') out.push_back(e->d_name);
+      if (e->d_type == DT_DIR && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        out.push_back(e->d_name);  // systemd's ".control" counts: it is a child cgroup too
     ::closedir(d);
   }
   return out;
@@ -158,9 +169,16 @@ std::string v2_sharing_problem(const Budget& budget) {
 SessionCgroup::SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id) {
   try {
     create(budgets, session_id);
-  } catch (...) {
-    clean_up();
+  } catch (const Error& e) {
     finished_ = true;
+    CgroupFinish undone = clean_up();
+    if (undone.problems.empty()) throw;
+    std::string also;
+    for (const auto& p : undone.problems) also += "; " + p;
+    throw Error(e.what() + std::string(", and undoing it failed") + also, e.fix(), e.exit_code());
+  } catch (...) {
+    finished_ = true;
+    clean_up();
     throw;
   }
 }
@@ -204,6 +222,9 @@ void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string
 void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::string& session_id) {
   const std::string parent = session.budgets.front().parent_dir;
   DirectoryLock lock(parent);
+  if (!lock.held())
+    throw Error("could not lock " + parent + " within 5 s (another cordon launch holds it)",
+                "retry; if it persists, look for a stopped cordon process");
   // Leaves of launchers that have exited (left in place because another session was running):
   // rmdir removes only empty ones, so a live launcher's leaf stays.
   for (const auto& name : child_cgroups(parent))
@@ -266,6 +287,10 @@ CgroupFinish SessionCgroup::clean_up() {
   dirs_.clear();
   for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
     DirectoryLock lock(it->parent_dir);
+    if (!lock.held()) {
+      report.problems.push_back("could not lock " + it->parent_dir + " to restore the launcher's cgroup (left as is)");
+      continue;
+    }
     std::vector<std::string> children = child_cgroups(it->parent_dir);
     const std::string leaf = it->leaf_dir.substr(it->parent_dir.size() + 1);
     bool others = std::any_of(children.begin(), children.end(), [&](const std::string& c) { return c != leaf; });

@@ -76,10 +76,8 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 
 // A launch with its record: the manifest is written before anything runs (no record, no
 // run), the receipt when it ends, including a refused or failed launch.
+// The caller holds termination signals blocked (TerminationSignalsBlocked) for the whole call.
 int launch(const Config& config, const SessionOptions& o, bool is_verify = false) {
-  // From before anything is made until the record is complete, a Ctrl-C, hang-up or SIGTERM
-  // waits instead of killing the launcher halfway (the sandbox still receives it).
-  TerminationSignalsBlocked blocked;
   HostFacts facts = facts_for(config, o);
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
@@ -242,6 +240,7 @@ int cli_main(int argc, char** argv) {
     return code == 0 ? 0 : kExitConfigError;
   }
 
+  std::optional<TerminationSignalsBlocked> blocked;  // set for launches; outlives the error report
   try {
     if (*shim) {
       ShimPaths paths = default_shim_paths();
@@ -291,6 +290,10 @@ int cli_main(int argc, char** argv) {
       std::string dir = sessions_dir(facts_for(config, {}));
       return session_id.empty() ? print_sessions_list(dir) : print_session(dir, session_id);
     }
+    // From before anything is made until the record is complete and the error (if any) is
+    // printed, a Ctrl-C, hang-up or SIGTERM waits instead of killing the launcher halfway and
+    // leaving cgroups, pasta or bait behind; the sandbox still receives it.
+    blocked.emplace();
     if (*verify) {
       verify_opts.command = battery_command(verify_opts.json);
       int failed = launch(config, verify_opts, true);

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,21 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   // holds them blocked around setup and teardown (termination_signals_blocked()).
   sigset_t child_mask = original;
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigdelset(&child_mask, sig);
+
+  // A terminal's Ctrl-C or hang-up that arrived while the launcher was setting up (signals
+  // held blocked) reached no sandbox: stop here instead of starting one the user interrupted.
+  sigset_t pending;
+  if (::sigpending(&pending) == 0)
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+      if (sigismember(&pending, sig)) {
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        timespec now{0, 0};
+        ::sigtimedwait(&one, nullptr, &now);
+        throw Error(std::string("interrupted by SIG") + ::sigabbrev_np(sig) + " before the sandbox started; nothing ran",
+                    "", 128 + sig);
+      }
 
   // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
   char* empty_env[] = {nullptr};

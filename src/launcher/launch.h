@@ -27,8 +27,9 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<class Launc
 
 // Holds SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked while it lives: a launch sets up and tears
 // down cgroups, pasta and temp files, and a default action in between would kill the launcher
-// and leave them behind. Signals that arrive meanwhile stay pending: run_sandbox forwards
-// them to the sandbox; after teardown they take effect.
+// and leave them behind. Signals that arrive meanwhile stay pending: before the fork,
+// run_sandbox stops with "interrupted" (nothing ran); while the sandbox runs it forwards them;
+// after teardown they take effect.
 class TerminationSignalsBlocked {
  public:
   TerminationSignalsBlocked();

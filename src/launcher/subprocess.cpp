@@ -1,6 +1,7 @@
 #include "launcher/subprocess.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +23,10 @@ CapturedRun run_capture(const std::vector<std::string>& args) {
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
+    // Default signals: the launcher may hold termination signals blocked around a launch.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(write_end.get(), 1) < 0 ||
         ::dup2(write_end.get(), 2) < 0)

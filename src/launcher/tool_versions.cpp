@@ -30,8 +30,9 @@ std::string cached_version(const std::string& cache_file, const std::string& bin
   std::string line;
   while (std::getline(in, line))
     if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
-  std::string output = run_capture({binary, "--version"}).output;
-  std::string version = output.substr(0, output.find('\n'));
+  CapturedRun run = run_capture({binary, "--version"});
+  std::string version = run.output.substr(0, run.output.find('\n'));
+  if (run.exit_code != 0 || version.empty()) return version;  // not cached: ask again next time
   // Best effort: a cache that cannot be written only costs the next launch a process.
   std::ofstream out(cache_file, std::ios::app);
   if (out) out << key << '\t' << version << '\n';

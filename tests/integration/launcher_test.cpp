@@ -238,6 +238,31 @@ TEST_P(Launcher, SignalsSentToTheLauncherReachTheSandbox) {
   }
 }
 
+// A Ctrl-C that arrives while the launcher is still setting up stops the launch: nothing runs.
+// Made deterministic by starting cordon with SIGINT already pending (blocked, then raised;
+// both survive exec), as if it had arrived during setup.
+TEST_P(Launcher, AnInterruptBeforeTheSandboxStartsRunsNothing) {
+  std::string marker = workspace_ + "/ran";
+  std::string script = "import os, signal, sys\n"
+                       "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
+                       "os.kill(os.getpid(), signal.SIGINT)\n"
+                       "os.execv(sys.argv[1], sys.argv[1:])\n";
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult r = run({"/usr/bin/python3", "-c", script, cordon_, "--config", config_, "run", "--workspace", workspace_,
+                     "--", "/usr/bin/touch", marker},
+                    o);
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT before the sandbox started; nothing ran"), std::string::npos) << r.err;
+  EXPECT_FALSE(path_exists(marker));
+  // Control: the same launch without the pending signal runs the command.
+  RunResult control = sandbox({"/usr/bin/touch", marker});
+  EXPECT_EQ(control.exit_code, 0) << control.err;
+  EXPECT_TRUE(path_exists(marker));
+}
+
 TEST_P(Launcher, CuratedGitConfig) {
   RunResult r = sh("git config --show-origin --get user.email && git config --get user.name");
   ASSERT_EQ(r.exit_code, 0) << r.err;

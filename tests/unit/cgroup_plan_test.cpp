@@ -66,6 +66,10 @@ TEST(CgroupPlan, ToleratesMountOptionsAndNamesThatAreNotControllers) {
   EXPECT_EQ(found[0].own_dir, "/sys/fs/cgroup/memory/a");
   EXPECT_EQ(found[0].controllers, std::set<std::string>{"memory"});
   EXPECT_EQ(found[1].own_dir, "/mnt/pids/b");
+  // Only a read-only mount (Docker's default): still located, so the refusal says "not writable".
+  auto ro = locate_hierarchies("0::/\n", parse_mountinfo("70 25 0:42 / /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n"));
+  ASSERT_EQ(ro.size(), 1u);
+  EXPECT_EQ(ro[0].own_dir, "/sys/fs/cgroup");
 }
 
 TEST(CgroupPlan, IgnoresMembershipsOutsideTheNamespaceOrRemoved) {
