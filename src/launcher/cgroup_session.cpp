@@ -147,6 +147,12 @@ std::vector<std::string> child_cgroups(const std::string& dir) {
   return out;
 }
 
+// The controllers a v2 cgroup hands to its children.
+std::vector<std::string> enabled_controllers(const std::string& dir) {
+  std::istringstream in(read_text_file(dir + "/cgroup.subtree_control"));
+  return std::vector<std::string>(std::istream_iterator<std::string>(in), {});
+}
+
 // The true root of a v2 hierarchy has no cgroup.type (and is exempt from the rule that a
 // cgroup handing controllers to children holds no processes).
 bool is_v2_root(const std::string& dir) { return ::access((dir + "/cgroup.type").c_str(), F_OK) != 0; }
@@ -156,9 +162,7 @@ bool is_v2_root(const std::string& dir) { return ::access((dir + "/cgroup.type")
 std::string v2_sharing_problem(const Budget& budget) {
   const std::string& parent = budget.parent_dir;
   if (budget.version != Version::V2 || is_v2_root(parent)) return {};
-  std::istringstream enabled_now(read_text_file(parent + "/cgroup.subtree_control"));
-  std::vector<std::string> enabled(std::istream_iterator<std::string>(enabled_now), {});
-  if (contains(enabled, budget.controller)) return {};
+  if (contains(enabled_controllers(parent), budget.controller)) return {};
   std::vector<pid_t> all = members(parent);
   size_t others = static_cast<size_t>(std::count_if(all.begin(), all.end(), [](pid_t p) { return p != ::getpid(); }));
   if (others == 0) return {};
@@ -229,8 +233,7 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
   // rmdir removes only empty ones, so a live launcher's leaf stays.
   for (const auto& name : child_cgroups(parent))
     if (name.rfind("cordon-launcher-", 0) == 0) ::rmdir((parent + "/" + name).c_str());
-  std::istringstream enabled_now(read_text_file(parent + "/cgroup.subtree_control"));
-  std::vector<std::string> enabled(std::istream_iterator<std::string>(enabled_now), {});
+  const std::vector<std::string> enabled = enabled_controllers(parent);
   std::vector<std::string> missing;
   for (const auto& b : session.budgets)
     if (!contains(enabled, b.controller) && !contains(missing, b.controller)) missing.push_back(b.controller);
