@@ -77,9 +77,8 @@ Outcome check_resource_budgets(const Context& c) {
     }
     if (known || (key != "pids_max" && key != "memory_max_bytes")) continue;  // wall clock: kept outside
     const std::string controller = key == "pids_max" ? "pids" : "memory";
-    std::string parent;
-    for (const auto& p : c.session->cgroup_parents)
-      if (p.rfind(controller + " ", 0) == 0) parent = p.substr(controller.size() + 1);
+    auto recorded = c.session->cgroup_parents.find(controller);
+    const std::string parent = recorded == c.session->cgroup_parents.end() ? "" : recorded->second;
     std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
     if (dir.empty()) {
       problems.push_back(key + ": no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) +

@@ -38,7 +38,7 @@ std::string serialize_session(const SessionInfo& s) {
   put(out, "jail_gateway", s.jail_gateway);
   put(out, "jail_dns", s.jail_dns);
   put_all(out, "limit", s.limits);
-  put_all(out, "cgroup_parent", s.cgroup_parents);
+  for (const auto& [controller, dir] : s.cgroup_parents) put(out, "cgroup_parent", controller + " " + dir);
   put(out, "last_verify", s.last_verify);
   return out.str();
 }
@@ -77,7 +77,10 @@ std::optional<SessionInfo> parse_session(const std::string& text, std::string* p
     else if (key == "jail_gateway") s.jail_gateway = value;
     else if (key == "jail_dns") s.jail_dns = value;
     else if (key == "limit") s.limits.push_back(value);
-    else if (key == "cgroup_parent") s.cgroup_parents.push_back(value);
+    else if (key == "cgroup_parent") {
+      auto sep = value.find(' ');
+      if (sep != std::string::npos) s.cgroup_parents[value.substr(0, sep)] = value.substr(sep + 1);
+    }
     else if (key == "last_verify") s.last_verify = value;
     // Unknown keys are ignored so a newer launcher can add facts an older battery skips.
   }

@@ -37,7 +37,7 @@ struct SessionInfo {
   std::string jail_gateway;
   std::string jail_dns;
   std::vector<std::string> limits;   // "nofile=1024", "wall_clock_seconds=28800", ...
-  std::vector<std::string> cgroup_parents;  // "pids /sys/fs/cgroup/pids": the session cgroup's parent
+  std::map<std::string, std::string> cgroup_parents;  // "pids" -> "/sys/fs/cgroup/pids": the session cgroup's parent
   std::string last_verify;           // outcome of the last `cordon verify` before this launch
 };
 

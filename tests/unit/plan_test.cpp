@@ -263,8 +263,10 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   auto parsed = parse_session(plan.data_files[1].content, &problem);
   ASSERT_TRUE(parsed) << problem;
   EXPECT_EQ(parsed->limits, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
-  EXPECT_EQ(parsed->cgroup_parents, (std::vector<std::string>{"memory /sys/fs/cgroup/user.slice/run-1.scope",
-                                                              "pids /sys/fs/cgroup/user.slice/run-1.scope"}));
+  EXPECT_EQ(parsed->cgroup_parents, (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
+                                                                       {"pids", "/sys/fs/cgroup/user.slice/run-1.scope"}}));
+  EXPECT_NE(plan.data_files[1].content.find("\ncgroup_parent pids /sys/fs/cgroup/user.slice/run-1.scope\n"),
+            std::string::npos);
 }
 
 struct Refusal {
