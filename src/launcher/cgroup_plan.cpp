@@ -26,14 +26,6 @@ std::set<std::string> v1_controllers(const std::string& list) {
   return out;
 }
 
-std::set<std::string> words(const std::string& text) {
-  std::set<std::string> out;
-  std::stringstream in(text);
-  std::string w;
-  while (in >> w) out.insert(w);
-  return out;
-}
-
 std::string join_set(const std::set<std::string>& items) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
@@ -49,6 +41,14 @@ std::string own_dir_in(const Mount& m, const std::string& own_path) {
 }
 
 }  // namespace
+
+std::set<std::string> read_controller_list(const std::string& path) {
+  std::set<std::string> out;
+  std::stringstream in(read_text_file(path));
+  std::string name;
+  while (in >> name) out.insert(name);
+  return out;
+}
 
 const char* version_name(Version v) { return v == Version::V1 ? "v1" : "v2"; }
 
@@ -97,7 +97,7 @@ std::vector<Hierarchy> gather_hierarchies() {
   std::vector<Hierarchy> found =
       locate_hierarchies(read_text_file("/proc/self/cgroup"), parse_mountinfo(read_text_file("/proc/self/mountinfo")));
   for (auto& h : found) {
-    if (h.version == Version::V2) h.controllers = words(read_text_file(h.own_dir + "/cgroup.controllers"));
+    if (h.version == Version::V2) h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
   }
   return found;
@@ -138,6 +138,7 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
   p.budget.controller = controller;
   p.budget.version = chosen->version;
   p.budget.parent_dir = chosen->own_dir;
+  p.budget.value = value;
   const std::string v = std::to_string(value);
   if (controller == "pids") {
     p.budget.settings = {{"pids.max", v}};

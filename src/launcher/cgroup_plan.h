@@ -48,6 +48,7 @@ struct Budget {
   std::string controller;  // "memory" / "pids"
   Version version = Version::V2;
   std::string parent_dir;  // the launcher's own cgroup in that hierarchy
+  long long value = 0;     // the configured limit
   std::vector<Setting> settings;
 };
 
@@ -60,6 +61,9 @@ struct Placement {
 };
 Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::string& limit_key, long long value,
                        uid_t uid);
+
+// The controllers named in a cgroup v2 list file (cgroup.controllers, cgroup.subtree_control).
+std::set<std::string> read_controller_list(const std::string& path);
 
 // The controller a limit key needs ("memory_max_bytes" -> "memory"), "" for other keys.
 std::string controller_for(const std::string& limit_key);

@@ -12,7 +12,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <sstream>
 
 #include "common/error.h"
@@ -147,12 +146,6 @@ std::vector<std::string> child_cgroups(const std::string& dir) {
   return out;
 }
 
-// The controllers a v2 cgroup hands to its children.
-std::vector<std::string> enabled_controllers(const std::string& dir) {
-  std::istringstream in(read_text_file(dir + "/cgroup.subtree_control"));
-  return std::vector<std::string>(std::istream_iterator<std::string>(in), {});
-}
-
 // The true root of a v2 hierarchy has no cgroup.type (and is exempt from the rule that a
 // cgroup handing controllers to children holds no processes).
 bool is_v2_root(const std::string& dir) { return ::access((dir + "/cgroup.type").c_str(), F_OK) != 0; }
@@ -162,7 +155,7 @@ bool is_v2_root(const std::string& dir) { return ::access((dir + "/cgroup.type")
 std::string v2_sharing_problem(const Budget& budget) {
   const std::string& parent = budget.parent_dir;
   if (budget.version != Version::V2 || is_v2_root(parent)) return {};
-  if (contains(enabled_controllers(parent), budget.controller)) return {};
+  if (read_controller_list(parent + "/cgroup.subtree_control").count(budget.controller)) return {};
   std::vector<pid_t> all = members(parent);
   size_t others = static_cast<size_t>(std::count_if(all.begin(), all.end(), [](pid_t p) { return p != ::getpid(); }));
   if (others == 0) return {};
@@ -233,10 +226,10 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
   // rmdir removes only empty ones, so a live launcher's leaf stays.
   for (const auto& name : child_cgroups(parent))
     if (name.rfind("cordon-launcher-", 0) == 0) ::rmdir((parent + "/" + name).c_str());
-  const std::vector<std::string> enabled = enabled_controllers(parent);
+  const std::set<std::string> enabled = read_controller_list(parent + "/cgroup.subtree_control");
   std::vector<std::string> missing;
   for (const auto& b : session.budgets)
-    if (!contains(enabled, b.controller) && !contains(missing, b.controller)) missing.push_back(b.controller);
+    if (!enabled.count(b.controller) && !contains(missing, b.controller)) missing.push_back(b.controller);
   if (missing.empty()) return;
   if (is_v2_root(parent)) {
     // Enabled for good: others may rely on them as soon as they are on.

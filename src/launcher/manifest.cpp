@@ -64,7 +64,7 @@ std::string limits_json(const LimitPlan& limits) {
     values += (values.size() > 1 ? "," : "") + std::string("\"wall_clock_seconds\":") + std::to_string(limits.wall_clock_seconds);
   std::string cgroups = "[";
   for (const auto& b : limits.cgroup_budgets) {
-    values += (values.size() > 1 ? "," : "") + quoted(b.limit_key) + ":" + b.settings.front().value;
+    values += (values.size() > 1 ? "," : "") + quoted(b.limit_key) + ":" + std::to_string(b.value);
     cgroups += (cgroups.size() > 1 ? "," : "") + std::string("{\"limit\":") + quoted(b.limit_key) +
                ",\"cgroup\":" + quoted(cgroup::version_name(b.version)) + ",\"parent\":" + quoted(b.parent_dir) + "}";
   }

@@ -135,7 +135,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   }
   for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
   for (const auto& b : plan.limits.cgroup_budgets) {
-    plan.session.limits.push_back(b.limit_key + "=" + b.settings.front().value);
+    plan.session.limits.push_back(b.limit_key + "=" + std::to_string(b.value));
     plan.session.cgroup_parents[b.controller] = b.parent_dir;
   }
   if (plan.limits.wall_clock_seconds > 0)

@@ -84,6 +84,7 @@ TEST(CgroupPlan, PlacesBudgetsInTheLaunchersOwnV1Cgroups) {
   ASSERT_EQ(pids.why_not, "");
   EXPECT_EQ(pids.budget.version, Version::V1);
   EXPECT_EQ(pids.budget.parent_dir, "/sys/fs/cgroup/pids");
+  EXPECT_EQ(pids.budget.value, 512);
   ASSERT_EQ(pids.budget.settings.size(), 1u);
   EXPECT_EQ(pids.budget.settings[0].file, "pids.max");
   EXPECT_EQ(pids.budget.settings[0].value, "512");
