@@ -29,6 +29,9 @@ extern char** environ;
 namespace cordon {
 namespace {
 
+// Held blocked around a launch, forwarded to the sandbox while it runs.
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 // One descriptor to place at a planned number in the bwrap child.
 struct Placement {
   int source;
@@ -144,7 +147,7 @@ std::vector<std::string> reap_survivors() {
 TerminationSignalsBlocked::TerminationSignalsBlocked() {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+  for (int sig : kTerminationSignals) sigaddset(&set, sig);
   ::sigprocmask(SIG_BLOCK, &set, &previous_);
 }
 
@@ -181,22 +184,24 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   // Signals arrive through sigwaitinfo, so forwarding cannot race with the child's exit.
   sigset_t watched, original;
   sigemptyset(&watched);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&watched, sig);
+  sigaddset(&watched, SIGCHLD);
+  for (int sig : kTerminationSignals) sigaddset(&watched, sig);
   if (::sigprocmask(SIG_BLOCK, &watched, &original) != 0) throw Error(errno_text("sigprocmask", errno));
   struct MaskRestore {
     sigset_t mask;
     ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
   } restore{original};
   // The sandbox starts with the signals the launcher watches unblocked, even when the caller
-  // holds them blocked around setup and teardown (termination_signals_blocked()).
+  // holds them blocked around setup and teardown (TerminationSignalsBlocked).
   sigset_t child_mask = original;
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigdelset(&child_mask, sig);
+  sigdelset(&child_mask, SIGCHLD);
+  for (int sig : kTerminationSignals) sigdelset(&child_mask, sig);
 
   // A terminal's Ctrl-C or hang-up that arrived while the launcher was setting up (signals
   // held blocked) reached no sandbox: stop here instead of starting one the user interrupted.
   sigset_t pending;
   if (::sigpending(&pending) == 0)
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+    for (int sig : kTerminationSignals)
       if (sigismember(&pending, sig)) {
         sigset_t one;
         sigemptyset(&one);
