@@ -7,16 +7,10 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
+#include "common/rlimit_keys.h"
 
 namespace cordon::battery {
 namespace {
-
-struct RlimitName {
-  const char* name;
-  int resource;
-};
-constexpr RlimitName kRlimits[] = {{"core", RLIMIT_CORE}, {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
-                                   {"fsize_bytes", RLIMIT_FSIZE}, {"as_bytes", RLIMIT_AS}};
 
 std::string rlimit_text(rlim_t v) { return v == RLIM_INFINITY ? "unlimited" : std::to_string(v); }
 
@@ -64,18 +58,16 @@ Outcome check_resource_budgets(const Context& c) {
     if (eq == std::string::npos) continue;
     const std::string key = entry.substr(0, eq);
     const unsigned long long intended = std::stoull(entry.substr(eq + 1));
-    bool known = false;
-    for (const auto& r : kRlimits) {
-      if (key != r.name) continue;
-      known = true;
+    if (int resource = recorded_rlimit(key); resource >= 0) {
       rlimit now{};
-      ::getrlimit(r.resource, &now);
+      ::getrlimit(resource, &now);
       if (now.rlim_max == RLIM_INFINITY || now.rlim_max > intended || now.rlim_cur > now.rlim_max)
         problems.push_back(key + " hard limit is " + rlimit_text(now.rlim_max) + ", intended " + std::to_string(intended));
       else
         held.push_back(entry);
+      continue;
     }
-    if (known || (key != "pids_max" && key != "memory_max_bytes")) continue;  // wall clock: kept outside
+    if (key != "pids_max" && key != "memory_max_bytes") continue;  // wall clock: kept outside
     const std::string controller = key == "pids_max" ? "pids" : "memory";
     auto recorded = c.session->cgroup_parents.find(controller);
     const std::string parent = recorded == c.session->cgroup_parents.end() ? "" : recorded->second;

@@ -3,19 +3,10 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/rlimit_keys.h"
 
 namespace cordon {
 namespace {
-
-struct RlimitKey {
-  const char* key;
-  int resource;
-};
-
-constexpr RlimitKey kRlimits[] = {{"nofile", RLIMIT_NOFILE},
-                                  {"nproc", RLIMIT_NPROC},
-                                  {"fsize_bytes", RLIMIT_FSIZE},
-                                  {"as_bytes", RLIMIT_AS}};
 
 bool listed(const std::vector<std::string>& list, const std::string& key) {
   return std::find(list.begin(), list.end(), key) != list.end();
@@ -33,7 +24,7 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
     bool numeric = !digits.empty() && digits.size() < 19 &&
                    std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     bool known = key == "wall_clock_seconds" || key == "memory_max_bytes" || key == "pids_max";
-    for (const auto& r : kRlimits) known = known || key == r.key;
+    for (const auto& r : kConfigurableRlimits) known = known || key == r.key;
     if (!known || !numeric)
       throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of wall_clock_seconds, nofile, "
                   "nproc, fsize_bytes, as_bytes, memory_max_bytes, pids_max",
@@ -54,8 +45,8 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
                       const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
-  plan.rlimits.push_back({RLIMIT_CORE, 0, "core"});
-  plan.enforced.push_back("core");
+  plan.rlimits.push_back({kCoreRlimit.resource, 0, kCoreRlimit.key});
+  plan.enforced.push_back(kCoreRlimit.key);
   auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
     if (listed(best_effort, key)) {
       plan.not_enforced.push_back(key + " (" + why + ")");
@@ -91,7 +82,7 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
       cannot(key, "the kernel does not apply RLIMIT_NPROC to uid 0", "launch the session as an ordinary user");
       continue;
     }
-    for (const auto& r : kRlimits)
+    for (const auto& r : kConfigurableRlimits)
       if (key == r.key) {
         plan.rlimits.push_back({r.resource, static_cast<rlim_t>(value), key});
         plan.enforced.push_back(key);
