@@ -43,9 +43,10 @@ std::string LaunchScope::leftovers() const {
 
 std::vector<std::string> LaunchScope::wrap(const std::vector<std::string>& argv, const Identity& as) const {
   std::vector<std::string> out = {"/bin/sh", "-c", "echo $$ > " + dir_ + "/cgroup.procs && exec \"$@\"", "sh"};
-  if (as.uid != 0)
-    out.insert(out.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid),
-                           "--regid=" + std::to_string(as.gid), "--clear-groups", "--"});
+  if (as.uid != 0) {
+    std::vector<std::string> become = setpriv_as(as);
+    out.insert(out.end(), become.begin(), become.end());
+  }
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

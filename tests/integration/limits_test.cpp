@@ -79,17 +79,8 @@ class Limits : public ::testing::Test {
 
   // The session record (manifest + receipt) of the latest launch in this test's workspace.
   std::string record_of_latest(const Identity& who) {
-    std::string dir = who.uid == 0 ? "/var/lib/cordon/sessions" : who.home + "/.local/state/cordon/sessions";
-    std::string latest, text;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      std::string name = entry.path().filename();
-      if (name.size() < 5 || name.substr(name.size() - 5) != ".json" || name < latest) continue;
-      std::string content = read_file(entry.path());
-      if (content.find("\"workspace\":\"" + workspace_ + "\"") == std::string::npos) continue;
-      latest = name;
-      text = content;
-    }
-    return text;
+    std::set<std::string> records = session_records(who, workspace_);
+    return records.empty() ? "" : read_file(*records.rbegin());
   }
 
   Identity user_;

@@ -27,19 +27,10 @@ class Manifest : public ::testing::TestWithParam<Who> {
     workspace_ = base_->path() + "/ws";
     fs::create_directories(workspace_);
     chown_tree(workspace_, who_.uid, who_.gid);
-    dir_ = who_.uid == 0 ? "/var/lib/cordon/sessions" : who_.home + "/.local/state/cordon/sessions";
+    dir_ = sessions_dir_of(who_);
   }
 
-  // This test's records: other tests launch as the same user in parallel, so match the workspace.
-  std::set<std::string> records() {
-    std::set<std::string> out;
-    if (fs::exists(dir_))
-      for (const auto& e : fs::directory_iterator(dir_))
-        if (e.path().extension() == ".json" &&
-            read_file(e.path().string()).find("\"workspace\":\"" + workspace_ + "\"") != std::string::npos)
-          out.insert(e.path().string());
-    return out;
-  }
+  std::set<std::string> records() { return session_records(who_, workspace_); }
 
   RunResult cordon(const std::vector<std::string>& args, std::map<std::string, std::string> extra = {}) {
     RunOptions o;

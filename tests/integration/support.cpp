@@ -109,6 +109,25 @@ std::map<std::string, std::string> base_env(const Identity& who,
   return env;
 }
 
+std::vector<std::string> setpriv_as(const Identity& as) {
+  return {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid), "--regid=" + std::to_string(as.gid),
+          "--clear-groups", "--"};
+}
+
+std::string sessions_dir_of(const Identity& who) {
+  return who.uid == 0 ? "/var/lib/cordon/sessions" : who.home + "/.local/state/cordon/sessions";
+}
+
+std::set<std::string> session_records(const Identity& who, const std::string& workspace) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(sessions_dir_of(who), ec))
+    if (e.path().extension() == ".json" &&
+        read_file(e.path().string()).find("\"workspace\":\"" + workspace + "\"") != std::string::npos)
+      out.insert(e.path().string());
+  return out;
+}
+
 RunResult run_with_fixed_config(const std::string& fixed_path, const std::string& config_text,
                                 const std::vector<std::string>& argv, RunOptions o) {
   if (::geteuid() != 0) throw std::runtime_error("run_with_fixed_config needs root");
@@ -128,8 +147,7 @@ RunResult run_with_fixed_config(const std::string& fixed_path, const std::string
   std::vector<std::string> full = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script,
                                    "sh", anchor, scratch.path(), dir, staged, fixed_path};
   if (o.as) {
-    full.insert(full.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(o.as->uid),
-                             "--regid=" + std::to_string(o.as->gid), "--clear-groups", "--"});
+    for (auto& word : setpriv_as(*o.as)) full.push_back(word);
     o.as.reset();
   }
   full.insert(full.end(), argv.begin(), argv.end());

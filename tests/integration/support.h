@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,15 @@ pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o
 void stop_background(pid_t pid);
 // Field 22 of /proc/PID/stat (clock ticks since boot), 0 when unreadable.
 unsigned long long process_start_time(pid_t pid);
+
+// The argv prefix that runs the rest as `as` (setpriv, no supplementary groups); root runs it.
+std::vector<std::string> setpriv_as(const Identity& as);
+
+// Where cordon keeps `who`'s session records (the defaults: no XDG_STATE_HOME in base_env).
+std::string sessions_dir_of(const Identity& who);
+// The paths of `who`'s session records for launches in `workspace`, oldest first (session ids
+// start with the UTC time): other tests launch as the same user in parallel.
+std::set<std::string> session_records(const Identity& who, const std::string& workspace);
 
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who,
