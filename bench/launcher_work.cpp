@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "common/build_config.h"
-#include "launcher/config.h"
-#include "launcher/host_facts.h"
-#include "launcher/plan.h"
-#include "launcher/seccomp_compile.h"
-#include "launcher/seccomp_policy.h"
+#include "launcher/inputs/config.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/plan/plan.h"
+#include "launcher/seccomp/compile.h"
+#include "launcher/seccomp/policy.h"
 
 int main(int argc, char** argv) {
   std::string config_path = argc > 1 ? argv[1] : cordon::build::kConfigPath;

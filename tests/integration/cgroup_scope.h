@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/cgroup_plan.h"
+#include "launcher/budgets/cgroup_plan.h"
 #include "support.h"
 
 namespace cordon::testing {

@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "launcher/cgroup_plan.h"
-#include "launcher/cgroup_session.h"
+#include "launcher/budgets/cgroup_plan.h"
+#include "launcher/budgets/cgroup_session.h"
 #include "cgroup_scope.h"
 #include "support.h"
 

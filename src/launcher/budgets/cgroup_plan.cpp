@@ -1,0 +1,63 @@
+#include "launcher/budgets/cgroup_plan.h"
+
+namespace cordon::cgroup {
+namespace {
+
+std::string join_set(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::string& limit_key, long long value,
+                       uid_t uid) {
+  Placement p;
+  const std::string controller = controller_for(limit_key);
+  const Hierarchy* chosen = nullptr;
+  // A controller bound to a v1 hierarchy is unavailable to v2, so a v1 match is the only one.
+  for (const auto& h : hierarchies)
+    if (h.controllers.count(controller) && (!chosen || h.version == Version::V1)) chosen = &h;
+  if (!chosen) {
+    const Hierarchy* v2 = nullptr;
+    for (const auto& h : hierarchies)
+      if (h.version == Version::V2) v2 = &h;
+    if (v2) {
+      p.why_not = "the " + controller + " controller is not available to cgroup v2 directory " + v2->own_dir +
+                  " (its cgroup.controllers: " + join_set(v2->controllers) + ")";
+      p.fix = "enable " + controller + " in the parent's cgroup.subtree_control, or start cordon in a delegated "
+              "unit (systemd-run --scope -p Delegate=yes cordon run ...)";
+    } else {
+      p.why_not = "no mounted cgroup hierarchy carries the " + controller + " controller";
+      p.fix = "mount cgroup2 at /sys/fs/cgroup with the " + controller + " controller enabled";
+    }
+    return p;
+  }
+  if (!chosen->writable) {
+    p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen->version) + " directory " +
+                chosen->own_dir + " is not writable by uid " + std::to_string(uid);
+    p.fix = chosen->version == Version::V2
+                ? "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)"
+                : "launch as root, or start cordon in a " + controller + " cgroup the operator created and chowned to this user";
+    return p;
+  }
+  p.budget.limit_key = limit_key;
+  p.budget.controller = controller;
+  p.budget.version = chosen->version;
+  p.budget.parent_dir = chosen->own_dir;
+  p.budget.value = value;
+  const std::string v = std::to_string(value);
+  if (controller == "pids") {
+    p.budget.settings = {{"pids.max", v}};
+  } else if (chosen->version == Version::V2) {
+    // Swap would let a session exceed its memory budget on disk: none for the session.
+    p.budget.settings = {{"memory.max", v}, {"memory.swap.max", "0", true}};
+  } else {
+    // memsw (memory + swap) must be raised after, and lowered before, the memory limit.
+    p.budget.settings = {{"memory.limit_in_bytes", v}, {"memory.memsw.limit_in_bytes", v, true}};
+  }
+  return p;
+}
+
+}  // namespace cordon::cgroup

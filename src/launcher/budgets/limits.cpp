@@ -1,0 +1,102 @@
+#include "launcher/budgets/limits.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/rlimit_keys.h"
+
+namespace cordon {
+namespace {
+
+bool listed(const std::vector<std::string>& list, const std::string& key) {
+  return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+}  // namespace
+
+std::map<std::string, long long> merge_limit_overrides(const Config& config,
+                                                       const std::vector<std::string>& overrides) {
+  std::map<std::string, long long> merged = config.limits;
+  for (const auto& item : overrides) {
+    auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
+    bool numeric = !digits.empty() && digits.size() < 19 &&
+                   std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool known = key == "wall_clock_seconds" || key == "memory_max_bytes" || key == "pids_max";
+    for (const auto& r : kConfigurableRlimits) known = known || key == r.key;
+    if (!known || !numeric)
+      throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of wall_clock_seconds, nofile, "
+                  "nproc, fsize_bytes, as_bytes, memory_max_bytes, pids_max",
+                  "for example --limit nofile=256", kExitConfigError);
+    long long value = std::stoll(digits);
+    auto configured = config.limits.find(key);
+    if (configured != config.limits.end() && value > configured->second)
+      throw Error("--limit " + item + " would raise the configured " + key + " (" +
+                      std::to_string(configured->second) + "): a run may only lower a limit",
+                  "ask the operator to change [limits] in " + config.source_path, kExitConfigError);
+    merged[key] = value;
+  }
+  return merged;
+}
+
+LimitPlan plan_limits(const std::map<std::string, long long>& limits,
+                      const std::vector<std::string>& best_effort, unsigned uid,
+                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
+  LimitPlan plan;
+  // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
+  plan.rlimits.push_back({kCoreRlimit.resource, 0, kCoreRlimit.key});
+  plan.enforced.push_back(kCoreRlimit.key);
+  auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
+    if (listed(best_effort, key)) {
+      plan.not_enforced.push_back(key + " (" + why + ")");
+      return;
+    }
+    throw Error("limits." + key + " is configured but cannot be enforced here: " + why,
+                fix + ", or add \"" + key + "\" to limits.best_effort in " + config_path);
+  };
+  for (const auto& [key, value] : limits) {
+    if (key == "wall_clock_seconds") {
+      plan.wall_clock_seconds = value;
+      plan.enforced.push_back(key);
+      continue;
+    }
+    if (!cgroup::controller_for(key).empty()) {
+      // The kernel's own bounds (PID_MAX_LIMIT), and enough memory for bwrap to start.
+      const long long low = key == "pids_max" ? 1 : 1LL << 20;
+      const long long high = key == "pids_max" ? 4194304 : 1LL << 62;
+      if (value < low || value > high)
+        throw Error("limits." + key + " = " + std::to_string(value) + " is outside " + std::to_string(low) + ".." +
+                        std::to_string(high),
+                    "set it within that range in " + config_path + " (or in --limit)", kExitConfigError);
+      cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
+      if (!placed.why_not.empty()) {
+        cannot(key, placed.why_not, placed.fix);
+      } else {
+        plan.cgroup_budgets.push_back(placed.budget);
+        plan.enforced.push_back(key);
+      }
+      continue;
+    }
+    if (key == "nproc" && uid == 0) {
+      cannot(key, "the kernel does not apply RLIMIT_NPROC to uid 0", "launch the session as an ordinary user");
+      continue;
+    }
+    for (const auto& r : kConfigurableRlimits)
+      if (key == r.key) {
+        plan.rlimits.push_back({r.resource, static_cast<rlim_t>(value), key});
+        plan.enforced.push_back(key);
+      }
+  }
+  return plan;
+}
+
+bool apply_rlimits(const LimitPlan& plan) {
+  for (const auto& r : plan.rlimits) {
+    rlimit limit{r.value, r.value};
+    if (::setrlimit(r.resource, &limit) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace cordon

@@ -1,0 +1,167 @@
+#include "launcher/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/build_config.h"
+#include "common/error.h"
+#include "launcher/commands/argv.h"
+#include "launcher/commands/doctor.h"
+#include "launcher/commands/shim.h"
+#include "launcher/commands/status.h"
+#include "launcher/commands/verify.h"
+#include "launcher/inputs/config.h"
+#include "launcher/plan/session_options.h"
+#include "launcher/record/sessions.h"
+#include "launcher/run/sandbox.h"
+#include "launcher/run/session.h"
+
+namespace cordon {
+namespace {
+
+// Which of the session options a subcommand takes.
+struct OptionSet {
+  bool command = true;  // the positional command after `--`
+  bool limits = true;   // --limit NAME=VALUE
+  bool weaken = true;   // --test-weaken (test builds only)
+};
+
+void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
+  cmd->add_option("--workspace", o.workspace, "Directory bound read-write (default: config, then $PWD)");
+  cmd->add_option("--agent", o.agent, "Agent profile to apply (default: generic)");
+  if (set.limits)
+    cmd->add_option("--limit", o.limits, "Lower a configured resource limit for this run: NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);
+  // The command is a positional list; options after `--` belong to it, never to cordon.
+  if (set.command) cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
+#ifdef CORDON_TEST_HOOKS
+  if (set.weaken)
+    cmd->add_option("--test-weaken", o.weaken, "TEST BUILD ONLY: remove one defence (repeatable)")
+        ->allow_extra_args(false);
+#else
+  (void)set.weaken;
+#endif
+}
+
+// Every subcommand and the options it fills.
+struct Commands {
+  std::string config_path = build::kConfigPath;
+  SessionOptions run, argv, verify, status;
+  bool verify_deep = false;
+  std::string shim_agent, shim_binary, session_id;
+  bool doctor_json = false;
+  CLI::App *run_cmd, *argv_cmd, *verify_cmd, *status_cmd, *shim_cmd, *shim_install_cmd, *shim_remove_cmd,
+      *sessions_cmd, *doctor_cmd;
+};
+
+void add_session_commands(CLI::App& app, Commands& c) {
+  c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
+  add_session_options(c.run_cmd, c.run);
+  c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
+  add_session_options(c.argv_cmd, c.argv);
+  c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
+  c.verify_cmd =
+      app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
+  add_session_options(c.verify_cmd, c.verify, {.command = false});
+  c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
+  c.verify_cmd->add_flag("--deep", c.verify_deep,
+                         "When every check passes, launch again and run the adversarial probes (cordon-probe)");
+  c.status_cmd =
+      app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
+  add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
+  c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
+}
+
+void add_host_commands(CLI::App& app, Commands& c) {
+  c.shim_cmd = app.add_subcommand("shim", "Make typing an agent's name run it under cordon");
+  c.shim_install_cmd = c.shim_cmd->add_subcommand("install", "Install a shim for an agent (root)");
+  c.shim_install_cmd->add_option("--agent", c.shim_agent, "Agent name, e.g. claude")->required();
+  c.shim_install_cmd->add_option("--binary", c.shim_binary, "The real binary (default: found in fixed locations)");
+  c.shim_remove_cmd = c.shim_cmd->add_subcommand("remove", "Undo `shim install` exactly (root)");
+  c.shim_remove_cmd->add_option("--agent", c.shim_agent, "Agent name")->required();
+  c.shim_cmd->add_subcommand("status", "Show what is shimmed");
+  c.shim_cmd->require_subcommand(1);
+  c.sessions_cmd = app.add_subcommand("sessions", "List recorded sessions, or show one (manifest + receipt)");
+  c.sessions_cmd->add_subcommand("list", "List recorded sessions");
+  CLI::App* show = c.sessions_cmd->add_subcommand("show", "Print one session record (JSON)");
+  show->add_option("id", c.session_id, "Session id from `cordon sessions list`")->required();
+  c.sessions_cmd->require_subcommand(1);
+  c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
+  c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
+}
+
+int shim_command(const Commands& c) {
+  ShimPaths paths = default_shim_paths();
+  if (*c.shim_install_cmd) {
+    shim_install(c.shim_agent, c.shim_binary, paths);
+    std::printf("shimmed %s: %s/%s now runs it under cordon\n", c.shim_agent.c_str(), paths.shim_dir.c_str(),
+                c.shim_agent.c_str());
+  } else if (*c.shim_remove_cmd) {
+    shim_remove(c.shim_agent, paths);
+    std::printf("removed the shim for %s\n", c.shim_agent.c_str());
+  } else {
+    std::fputs(shim_status(paths).c_str(), stdout);
+  }
+  return 0;
+}
+
+// Dispatch to the chosen command. `blocked` is set for launches and outlives the error report.
+int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
+  if (*c.shim_cmd) return shim_command(c);
+  // Inside a sandbox the launcher's own record of intent is the answer, without a config.
+  if (*c.status_cmd && status_inside_sandbox(c.status.json)) return 0;
+  Config config = load_config(c.config_path);
+  if (*c.status_cmd) return status_command(config, c.status);
+  if (*c.doctor_cmd) return print_doctor(run_doctor(config), c.doctor_json) == 0 ? 0 : 1;
+  if (*c.argv_cmd) {
+    auto jail_plan = jail_plan_for(config);
+    print_argv(plan_for(config, facts_for(config, c.argv), c.argv, jail_plan ? &*jail_plan : nullptr), c.argv.json);
+    return 0;
+  }
+  if (*c.sessions_cmd) {
+    std::string dir = sessions_dir(facts_for(config, {}));
+    return c.session_id.empty() ? print_sessions_list(dir) : print_session(dir, c.session_id);
+  }
+  // From before anything is made until the record is complete and the error (if any) is
+  // printed, a Ctrl-C, hang-up or SIGTERM waits instead of killing the launcher halfway and
+  // leaving cgroups, pasta or bait behind; the sandbox still receives it.
+  blocked.emplace();
+  if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_deep);
+  return launch_session(config, c.run);
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"cordon: run coding agents in an enforced, tested sandbox"};
+  app.set_version_flag("--version", std::string("cordon ") + build::kVersion);
+  app.require_subcommand(1);
+  Commands c;
+  app.add_option("--config", c.config_path,
+                 std::string("Configuration file (default and only production path: ") + build::kConfigPath +
+                     "; another path is recorded in the session and battery check 18 reports it)");
+  add_session_commands(app, c);
+  add_host_commands(app, c);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitConfigError;
+  }
+  std::optional<TerminationSignalsBlocked> blocked;
+  try {
+    return dispatch(c, blocked);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "cordon: error: %s\n", e.what());
+    if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", e.fix().c_str());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cordon: internal error: %s\n", e.what());
+    return kExitLaunchRefused;
+  }
+}
+
+}  // namespace cordon

@@ -1,0 +1,183 @@
+#include "launcher/commands/doctor.h"
+
+
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/text.h"
+#include "common/unique_fd.h"
+#include "launcher/budgets/cgroup_plan.h"
+#include "launcher/budgets/cgroup_session.h"
+#include "launcher/inputs/paths.h"
+#include "launcher/seccomp/compile.h"
+#include "launcher/seccomp/policy.h"
+#include "launcher/process/subprocess.h"
+
+namespace cordon {
+namespace {
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// "bubblewrap 0.8.0" -> {0, 8, 0}
+bool version_at_least(const std::string& text, int major, int minor) {
+  int a = 0, b = 0, c = 0;
+  auto space = text.rfind(' ');
+  if (std::sscanf(text.c_str() + (space == std::string::npos ? 0 : space + 1), "%d.%d.%d", &a, &b, &c) < 2)
+    return false;
+  return a > major || (a == major && b >= minor);
+}
+
+void check_bwrap(const std::string& bwrap, const Config& config, std::vector<DoctorRow>& rows) {
+  if (bwrap.empty()) {
+    rows.push_back({DoctorStatus::Fail, "bubblewrap", "bwrap not found in /usr/bin, /usr/local/bin, /bin",
+                    "apt-get install bubblewrap"});
+    return;
+  }
+  std::string version = first_line(run_capture({bwrap, "--version"}).output);
+  bool new_enough = version_at_least(version, 0, 8);
+  rows.push_back({new_enough ? DoctorStatus::Pass : DoctorStatus::Fail, "bubblewrap",
+                  bwrap + " (" + version + ")" + (new_enough ? ", has --disable-userns" : ""),
+                  "cordon needs bubblewrap >= 0.8.0 for --disable-userns"});
+
+  auto userns = run_capture({bwrap, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--",
+                             "/bin/true"});
+  rows.push_back({userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
+                  userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones"
+                                        : first_line(userns.output),
+                  "enable unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 "
+                  "and user.max_user_namespaces > 0 (in a container: allow unshare/clone in its seccomp profile)"});
+
+  auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc",
+                           "/proc", "--dev", "/dev", "--", "/bin/true"});
+  bool proc_ok = proc.exit_code == 0;
+  DoctorStatus proc_status = proc_ok ? DoctorStatus::Pass
+                             : config.proc == ProcMode::HostReadOnly ? DoctorStatus::Warn
+                                                                      : DoctorStatus::Fail;
+  rows.push_back({proc_status, "fresh /proc",
+                  proc_ok ? "a new pid namespace can mount its own /proc" : first_line(proc.output),
+                  "a nested container refuses proc mounts: run it with --security-opt "
+                  "seccomp=unconfined (and apparmor=unconfined), or accept weaker process isolation "
+                  "with [filesystem] proc = \"host-ro\" (battery check 07 will FAIL)"});
+}
+
+void check_seccomp(std::vector<DoctorRow>& rows) {
+  std::string actions = read_text_file("/proc/sys/kernel/seccomp/actions_avail");
+  bool kernel_ok = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
+                   actions.find("errno") != std::string::npos &&
+                   actions.find("kill_process") != std::string::npos;
+  std::string detail;
+  bool compiled = false;
+  try {
+    UniqueFd fd = compile_to_memfd(seccomp::build_rules({}));
+    compiled = fd.valid();
+    detail = "filter compiles (" + std::to_string(seccomp::build_rules({}).size()) + " rules); kernel actions: " + first_line(actions);
+  } catch (const Error& e) {
+    detail = e.what();
+  }
+  rows.push_back({kernel_ok && compiled ? DoctorStatus::Pass : DoctorStatus::Fail, "seccomp", detail,
+                  "a kernel with CONFIG_SECCOMP_FILTER and libseccomp >= 2.5 are required"});
+}
+
+void check_network(const Config& config, std::vector<DoctorRow>& rows) {
+  // Without the jail these are only advisory; with it they are required.
+  DoctorStatus missing = config.egress_jail ? DoctorStatus::Fail : DoctorStatus::Warn;
+  UniqueFd tun(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
+  rows.push_back({tun.valid() ? DoctorStatus::Pass : missing, "/dev/net/tun",
+                  tun.valid() ? "openable" : errno_text("open /dev/net/tun", errno),
+                  "load the tun module (modprobe tun) or pass --device=/dev/net/tun to the container"});
+  std::string pasta = find_system_binary("pasta");
+  std::string version = pasta.empty() ? "" : first_line(run_capture({pasta, "--version"}).output);
+  rows.push_back({pasta.empty() ? missing : DoctorStatus::Pass, "pasta",
+                  pasta.empty() ? "pasta not found" : pasta + " (" + version + ")", "apt-get install passt"});
+}
+
+void check_landlock(std::vector<DoctorRow>& rows) {
+  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  rows.push_back({abi > 0 ? DoctorStatus::Pass : DoctorStatus::Warn, "landlock",
+                  abi > 0 ? "ABI " + std::to_string(abi) + " (not required by this version)"
+                          : "unavailable (not required by this version)",
+                  "boot with lsm=...,landlock to enable it"});
+}
+
+// Where memory/pids budgets would live for this user. FAIL only when the configuration asks
+// for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
+void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
+  auto hierarchies = cgroup::gather_hierarchies();
+  for (const char* key : {"memory_max_bytes", "pids_max"}) {
+    bool configured = config.limits.count(key) != 0;
+    bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
+                   config.limits_best_effort.end();
+    cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
+    if (placed.why_not.empty()) {
+      placed.why_not = cgroup::v2_sharing_problem(placed.budget);
+      if (!placed.why_not.empty())
+        placed.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";
+    }
+    DoctorStatus status = placed.why_not.empty() ? DoctorStatus::Pass
+                          : configured && !lenient ? DoctorStatus::Fail
+                                                   : DoctorStatus::Warn;
+    std::string detail = placed.why_not.empty()
+                             ? std::string("session cgroups (") + cgroup::version_name(placed.budget.version) +
+                                   ") under " + placed.budget.parent_dir
+                             : placed.why_not;
+    detail += configured ? " (limits." + std::string(key) + " is configured" + (lenient ? ", best effort)" : ")")
+                         : " (limits." + std::string(key) + " is not configured)";
+    rows.push_back({status, "cgroup " + cgroup::controller_for(key), detail, placed.fix});
+  }
+}
+
+const char* label(DoctorStatus s) {
+  return s == DoctorStatus::Pass ? "PASS" : s == DoctorStatus::Warn ? "WARN" : "FAIL";
+}
+
+}  // namespace
+
+std::vector<DoctorRow> run_doctor(const Config& config) {
+  std::vector<DoctorRow> rows;
+  rows.push_back({DoctorStatus::Pass, "configuration",
+                  config.file_found ? config.source_path + " is valid"
+                                    : config.source_path + " absent: built-in defaults", ""});
+  check_bwrap(find_system_binary("bwrap"), config, rows);
+  check_seccomp(rows);
+  check_network(config, rows);
+  check_landlock(rows);
+  check_cgroup_budgets(config, rows);
+  return rows;
+}
+
+int print_doctor(const std::vector<DoctorRow>& rows, bool json) {
+  int fails = 0;
+  for (const auto& r : rows) fails += r.status == DoctorStatus::Fail;
+  if (json) {
+    std::printf("{\"checks\":[");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      std::printf("%s{\"name\":%s,\"status\":%s,\"detail\":%s,\"fix\":%s}", i ? "," : "",
+                  json_string(r.name).c_str(), json_string(label(r.status)).c_str(),
+                  json_string(r.detail).c_str(), json_string(r.status == DoctorStatus::Pass ? "" : r.fix).c_str());
+    }
+    std::printf("],\"fail\":%d}\n", fails);
+    return fails;
+  }
+  std::printf("cordon doctor: %zu checks\n", rows.size());
+  for (const auto& r : rows) {
+    std::printf("  [%s] %-22s %s\n", label(r.status), r.name.c_str(), r.detail.c_str());
+    if (r.status != DoctorStatus::Pass && !r.fix.empty()) std::printf("         fix: %s\n", r.fix.c_str());
+  }
+  std::printf("  Summary: %d FAIL\n", fails);
+  return fails;
+}
+
+}  // namespace cordon

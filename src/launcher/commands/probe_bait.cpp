@@ -1,0 +1,92 @@
+#include "launcher/commands/probe_bait.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace cordon {
+namespace {
+
+std::string random_suffix() {
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof bytes, 0) != sizeof bytes) throw Error(errno_text("getrandom", errno));
+  char out[16];
+  std::snprintf(out, sizeof out, "%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]);
+  return out;
+}
+
+// Field 22 of /proc/self/stat: with the pid it names this process unambiguously.
+std::string own_start_time() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  return field;
+}
+
+}  // namespace
+
+ProbeBait::ProbeBait(const std::string& home, const std::string& workspace) {
+  const std::string tag = random_suffix();
+
+  loopback_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof in;
+  if (!loopback_.valid() || ::bind(loopback_.get(), reinterpret_cast<sockaddr*>(&in), sizeof in) != 0 ||
+      ::listen(loopback_.get(), 4) != 0 || ::getsockname(loopback_.get(), reinterpret_cast<sockaddr*>(&in), &len) != 0)
+    throw Error(errno_text("opening the loopback bait listener", errno));
+  loopback_port_ = ntohs(in.sin_port);
+
+  abstract_name_ = "cordon-bait-" + tag;
+  abstract_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un un{};
+  un.sun_family = AF_UNIX;
+  std::memcpy(un.sun_path + 1, abstract_name_.data(), abstract_name_.size());
+  socklen_t un_len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract_name_.size());
+  if (!abstract_.valid() || ::bind(abstract_.get(), reinterpret_cast<sockaddr*>(&un), un_len) != 0 ||
+      ::listen(abstract_.get(), 4) != 0)
+    throw Error(errno_text("opening the abstract-socket bait listener", errno));
+
+  // Canaries where the sandbox must not see: the real home and next to the workspace. A
+  // directory this user cannot write simply gets none.
+  std::string parent = workspace.substr(0, workspace.rfind('/'));
+  for (const std::string& dir : {home, parent.empty() ? std::string("/") : parent}) {
+    std::string path = dir + "/.cordon-canary-" + tag;
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) continue;
+    const char text[] = "cordon canary: a sandbox that can read this leaks\n";
+    bool ok = ::write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1);
+    ::close(fd);
+    if (ok) canaries_.push_back(path);
+    else ::unlink(path.c_str());
+  }
+}
+
+ProbeBait::~ProbeBait() {
+  for (const auto& path : canaries_) ::unlink(path.c_str());
+}
+
+std::vector<std::string> ProbeBait::probe_args() const {
+  std::vector<std::string> args = {"--target-pid", std::to_string(::getpid()) + ":" + own_start_time(),
+                                   "--host-loopback-port", std::to_string(loopback_port_),
+                                   "--host-abstract", abstract_name_};
+  for (const auto& c : canaries_) args.insert(args.end(), {"--canary", c});
+  return args;
+}
+
+}  // namespace cordon

@@ -1,0 +1,185 @@
+#include "launcher/commands/shim.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/text.h"
+#include "launcher/inputs/paths.h"
+
+namespace cordon {
+namespace {
+
+constexpr const char* kShimMarker = "# cordon shim for ";
+
+bool is_shim(const std::string& path, const std::string& agent) {
+  return read_text_file(path).find(std::string(kShimMarker) + agent + "\n") != std::string::npos;
+}
+
+void check_name(const std::string& agent) {
+  bool ok = !agent.empty();
+  for (char c : agent) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_');
+  if (!ok) throw Error("invalid agent name \"" + agent + "\"", "use letters, digits, '-' and '_'", 2);
+}
+
+void require_root(const char* what) {
+  if (::geteuid() != 0)
+    throw Error(std::string("cordon shim ") + what + " changes system directories and needs root",
+                "run it with sudo");
+}
+
+// Atomic file write with `mode`.
+void write_atomically(const std::string& path, const std::string& content, mode_t mode) {
+  std::string temporary = path + ".cordon-tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << content;
+    if (!out) throw Error(errno_text("writing " + temporary, errno));
+  }
+  if (::chmod(temporary.c_str(), mode) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temporary.c_str());
+    throw Error(errno_text("installing " + path, err));
+  }
+}
+
+std::string read_link(const std::string& path) {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink(path.c_str(), buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
+}
+
+// The record of one shim: "key value" lines, as the session file.
+std::map<std::string, std::string> read_record(const std::string& path) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(read_text_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    auto space = line.find(' ');
+    if (space != std::string::npos) out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+ShimPaths default_shim_paths() {
+  ShimPaths p;
+  p.cordon = real_path("/proc/self/exe");
+  p.shim_dir = p.cordon.substr(0, p.cordon.rfind('/'));
+  p.agents_dir = libexec_dir() + "/agents";
+  return p;
+}
+
+std::vector<std::string> agent_search_dirs(const ShimPaths& paths) {
+  return {paths.shim_dir, "/usr/local/bin", "/usr/bin", "/opt/bin"};
+}
+
+std::string render_shim(const std::string& agent, const ShimPaths& paths) {
+  const std::string real = paths.agents_dir + "/" + agent;
+  return "#!/bin/sh\n" + std::string(kShimMarker) + agent + "\n"
+         "# Runs the real binary inside a cordon sandbox. Remove with: cordon shim remove --agent " + agent + "\n"
+         "real=" + shell_quote(real) + "\n"
+         "# Already inside a sandbox (sentinel and the launcher's session file): never nest.\n"
+         "if [ \"${IS_SANDBOX:-}\" = 1 ] && [ -r /run/cordon/session ]; then\n"
+         "  exec \"$real\" \"$@\"\n"
+         "fi\n"
+         "exec " + shell_quote(paths.cordon) + " run --agent " + agent + " -- \"$real\" \"$@\"\n";
+}
+
+void shim_install(const std::string& agent, const std::string& binary, const ShimPaths& paths) {
+  check_name(agent);
+  require_root("install");
+  const std::string shim = paths.shim_dir + "/" + agent;
+  const std::string real = paths.agents_dir + "/" + agent;
+  const std::string record = real + ".shim";
+  if (::access(record.c_str(), F_OK) == 0)
+    throw Error(agent + " is already shimmed", "see `cordon shim status`; `cordon shim remove --agent " + agent + "` undoes it");
+
+  std::string original = binary;
+  if (original.empty())
+    for (const auto& dir : agent_search_dirs(paths))
+      if (::access((dir + "/" + agent).c_str(), X_OK) == 0) {
+        original = dir + "/" + agent;
+        break;
+      }
+  if (original.empty() || original[0] != '/' || ::access(original.c_str(), X_OK) != 0)
+    throw Error("no executable " + agent + " found" + (binary.empty() ? " in the usual places" : " at " + binary),
+                "install the agent first, or pass --binary /absolute/path/to/" + agent);
+  if (is_shim(original, agent)) throw Error(original + " is already a cordon shim", "see `cordon shim status`");
+
+  if (::mkdir(paths.agents_dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(errno_text("creating " + paths.agents_dir, errno));
+
+  std::string entry = "agent " + agent + "\nshim " + shim + "\noriginal " + original + "\n";
+  std::string link = read_link(original);
+  if (original == shim) {
+    // The real binary sits where the shim goes: move it. A symlink is recreated with an
+    // absolute target, since a relative one would break in its new directory.
+    if (!link.empty()) {
+      std::string target = real_path(original);
+      if (::symlink(target.c_str(), real.c_str()) != 0 || ::unlink(original.c_str()) != 0)
+        throw Error(errno_text("moving the symlink " + original, errno));
+      entry += "mode moved-symlink\nlink " + link + "\n";
+    } else {
+      if (::rename(original.c_str(), real.c_str()) != 0)
+        throw Error(errno_text("moving " + original + " to " + real, errno),
+                    "both must be on the same filesystem; or pass --binary for a link instead");
+      entry += "mode moved\n";
+    }
+  } else {
+    if (::symlink(original.c_str(), real.c_str()) != 0) throw Error(errno_text("linking " + real, errno));
+    entry += "mode linked\n";
+  }
+  write_atomically(record, entry, 0644);
+  write_atomically(shim, render_shim(agent, paths), 0755);
+}
+
+void shim_remove(const std::string& agent, const ShimPaths& paths) {
+  check_name(agent);
+  require_root("remove");
+  const std::string real = paths.agents_dir + "/" + agent;
+  const std::string record_path = real + ".shim";
+  auto record = read_record(record_path);
+  if (record.empty()) throw Error(agent + " is not shimmed", "see `cordon shim status`");
+  const std::string shim = record["shim"], original = record["original"], mode = record["mode"];
+  if (is_shim(shim, agent) && ::unlink(shim.c_str()) != 0) throw Error(errno_text("removing " + shim, errno));
+  if (mode == "moved") {
+    if (::rename(real.c_str(), original.c_str()) != 0) throw Error(errno_text("restoring " + original, errno));
+  } else if (mode == "moved-symlink") {
+    if (::symlink(record["link"].c_str(), original.c_str()) != 0 || ::unlink(real.c_str()) != 0)
+      throw Error(errno_text("restoring the symlink " + original, errno));
+  } else {
+    ::unlink(real.c_str());
+  }
+  ::unlink(record_path.c_str());
+}
+
+std::string shim_status(const ShimPaths& paths) {
+  std::string out;
+  DIR* dir = ::opendir(paths.agents_dir.c_str());
+  if (dir) {
+    while (dirent* e = ::readdir(dir)) {
+      std::string name = e->d_name;
+      if (name.size() < 6 || name.compare(name.size() - 5, 5, ".shim") != 0) continue;
+      auto record = read_record(paths.agents_dir + "/" + name);
+      std::string agent = record["agent"];
+      bool intact = is_shim(record["shim"], agent);
+      bool real_ok = ::access((paths.agents_dir + "/" + agent).c_str(), X_OK) == 0;
+      out += "  " + agent + ": shim " + record["shim"] + (intact ? "" : " (MISSING or replaced)") + " -> real " +
+             paths.agents_dir + "/" + agent + (real_ok ? "" : " (MISSING)") + " [" + record["mode"] + " from " +
+             record["original"] + "]\n";
+    }
+    ::closedir(dir);
+  }
+  return out.empty() ? "no agents are shimmed\n" : "shimmed agents:\n" + out;
+}
+
+}  // namespace cordon

@@ -1,0 +1,124 @@
+#include "launcher/commands/status.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "common/text.h"
+
+namespace cordon {
+namespace {
+
+std::string home_summary(const SessionInfo& s) {
+  std::vector<std::string> entries = s.agent_home;
+  for (const auto& e : s.home_keep) entries.push_back(e + " (ro)");
+  if (entries.empty()) return "empty tmpfs (nothing of the host's home)";
+  std::string out;
+  for (const auto& e : entries) out += (out.empty() ? "" : ", ") + e;
+  return out + " only";
+}
+
+std::string network_summary(const SessionInfo& s) {
+  if (!s.egress_jail) return "NOT CONFINED: host network (egress jail disabled)";
+  return "egress jail: " + std::to_string(s.jail_blackholes.size()) + " private/connected ranges blackholed, "
+         "link-local unreachable, " + std::to_string(s.jail_allow.size()) + " allowed IPs, DNS via " + s.jail_dns;
+}
+
+// 268435456 -> "256 MiB"; 1500 -> "1500 B".
+std::string bytes_text(unsigned long long bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 4 && bytes % (1ULL << (10 * (unit + 1))) == 0) {
+    value /= 1024;
+    ++unit;
+  }
+  return std::to_string(static_cast<unsigned long long>(value)) + " " + units[unit];
+}
+
+// 28800 -> "8 h"; 5400 -> "90 min"; 45 -> "45 s".
+std::string duration_text(unsigned long long seconds) {
+  if (seconds >= 3600 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + " h";
+  if (seconds >= 60 && seconds % 60 == 0) return std::to_string(seconds / 60) + " min";
+  return std::to_string(seconds) + " s";
+}
+
+// One session "limit" line ("pids_max=512") as a person reads it ("512 pids (cgroup)").
+std::string limit_text(const std::string& entry) {
+  auto eq = entry.find('=');
+  if (eq == std::string::npos) return entry;
+  const std::string key = entry.substr(0, eq), value = entry.substr(eq + 1);
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return entry;
+  unsigned long long v = std::stoull(value);
+  if (key == "core") return v == 0 ? "no core dumps" : entry;
+  if (key == "memory_max_bytes") return bytes_text(v) + " memory (cgroup)";
+  if (key == "pids_max") return value + " pids (cgroup)";
+  if (key == "wall_clock_seconds") return duration_text(v) + " wall clock";
+  if (key == "nofile") return value + " open files";
+  if (key == "nproc") return value + " processes (rlimit)";
+  if (key == "fsize_bytes") return "files up to " + bytes_text(v);
+  if (key == "as_bytes") return bytes_text(v) + " address space per process";
+  return entry;
+}
+
+std::string limits_summary(const SessionInfo& s) {
+  std::string out;
+  for (const auto& l : s.limits) out += (out.empty() ? "" : ", ") + limit_text(l);
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string render_status(const StatusView& v) {
+  const SessionInfo& s = v.session;
+  std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent + ")"
+                               : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent + ")";
+  if (!s.egress_jail) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  std::string out = first + "\n";
+  out += "  workspace    " + s.workspace + " rw\n";
+  out += "  writable     ";
+  for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];
+  out += "\n  home         " + home_summary(s) + "\n";
+  out += "  network      " + network_summary(s) + "\n";
+  out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
+  out += "  limits       " + limits_summary(s) + "\n";
+  out += "  config       " + s.config_path + (s.config_path == s.config_fixed_path ? "" : " (NOT the fixed path " + s.config_fixed_path + ")") + "\n";
+  out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
+  return out;
+}
+
+std::string render_status_json(const StatusView& v) {
+  const SessionInfo& s = v.session;
+  return "{\"inside_sandbox\":" + std::string(v.inside ? "true" : "false") +
+         ",\"agent\":" + json_string(s.agent) + ",\"workspace\":" + json_string(s.workspace) +
+         ",\"writable\":" + json_string_array(s.writable) + ",\"home\":" + json_string_array(s.agent_home) +
+         ",\"home_read_only\":" + json_string_array(s.home_keep) +
+         ",\"network\":{\"egress_jail\":" + (s.egress_jail ? "true" : "false") +
+         ",\"blackholes\":" + json_string_array(s.jail_blackholes) + ",\"allow\":" + json_string_array(s.jail_allow) +
+         ",\"dns_forward\":" + json_string(s.jail_dns) + "}" +
+         ",\"env_names\":" + json_string_array(s.env_names) + ",\"limits\":" + json_string_array(s.limits) +
+         ",\"config_path\":" + json_string(s.config_path) + ",\"config_fixed\":" +
+         (s.config_path == s.config_fixed_path ? "true" : "false") +
+         ",\"last_verify\":" + json_string(s.last_verify) + "}\n";
+}
+
+bool status_inside_sandbox(bool json) {
+  std::string problem;
+  std::string text = read_text_file(kSessionFilePath);
+  if (text.empty()) return false;
+  std::optional<SessionInfo> session = parse_session(text, &problem);
+  if (!session) return false;
+  StatusView view{true, *session};
+  std::fputs((json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+  return true;
+}
+
+int status_command(const Config& config, SessionOptions o) {
+  o.command = {"/bin/true"};
+  auto jail_plan = jail_plan_for(config);
+  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).session};
+  std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace cordon

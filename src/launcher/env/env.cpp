@@ -1,0 +1,51 @@
+#include "launcher/env/env.h"
+
+#include <algorithm>
+
+#include "common/session_file.h"
+
+namespace cordon {
+
+const std::vector<std::string>& base_env_allow_list() {
+  static const std::vector<std::string> names = {"PATH", "HOME",  "TERM", "LANG",    "LC_*",
+                                                 "TZ",   "USER",  "LOGNAME", "COLORTERM"};
+  return names;
+}
+
+bool env_name_matches(const std::string& pattern, const std::string& name) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+  return pattern == name;
+}
+
+EnvList plan_environment(const Config& config, const AgentProfile& profile, const HostFacts& facts) {
+  auto any_match = [](const std::vector<std::string>& patterns, const std::string& name) {
+    return std::any_of(patterns.begin(), patterns.end(),
+                       [&](const std::string& p) { return env_name_matches(p, name); });
+  };
+  // Values cordon sets itself; a host variable of the same name never overrides them.
+  EnvList fixed = {
+      {"HOME", facts.home},
+      {"IS_SANDBOX", "1"},
+      {"GIT_CONFIG_GLOBAL", kGitConfigPath},
+      {"GIT_CONFIG_SYSTEM", "/dev/null"},
+  };
+  auto is_fixed = [&](const std::string& name) {
+    return std::any_of(fixed.begin(), fixed.end(), [&](const auto& kv) { return kv.first == name; });
+  };
+
+  EnvList out;
+  for (const auto& [name, value] : facts.env) {
+    bool allowed = any_match(base_env_allow_list(), name) || any_match(config.env_allow, name) ||
+                   any_match(profile.env, name);
+    if (!allowed || any_match(config.env_deny, name) || is_fixed(name)) continue;
+    out.emplace_back(name, value);
+  }
+  if (!facts.env_value("PATH")) out.emplace_back("PATH", "/usr/local/bin:/usr/bin:/bin");
+  if (!facts.env_value("USER")) out.emplace_back("USER", facts.user);
+  std::sort(out.begin(), out.end());
+  out.insert(out.end(), fixed.begin(), fixed.end());
+  return out;
+}
+
+}  // namespace cordon

@@ -1,0 +1,128 @@
+#include "launcher/fs/mounts.h"
+
+#include "common/credential_files.h"
+#include "common/session_file.h"
+
+namespace cordon {
+namespace {
+
+void add(std::vector<std::string>& args, std::initializer_list<std::string> items) {
+  args.insert(args.end(), items);
+}
+
+}  // namespace
+
+
+std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
+  int fd = next_fd++;
+  files.push_back({dest, std::move(content), fd});
+  return {"--ro-bind-data", std::to_string(fd), dest};
+}
+
+std::string siblings_mask(const Config& config, const HostFacts& facts) {
+  if (!config.hide_siblings) return {};
+  const std::string& ws = facts.workspace;
+  std::string parent = ws.substr(0, ws.rfind('/'));
+  if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
+  auto within = [](const std::string& inner, const std::string& outer) {
+    return inner == outer || inner.rfind(outer + "/", 0) == 0;
+  };
+  // Already masked (/tmp, /run, the home); the operating system's own trees, where tools
+  // live; or a top-level directory that holds them (/opt, /var): hiding those would hide the
+  // agent's toolchain. Anything below /opt or /var (e.g. /var/tmp/x) is hidden.
+  for (const char* covered : {"/tmp", "/run"})
+    if (within(parent, covered)) return {};
+  if (within(parent, facts.home)) return {};
+  for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot",
+                             "/proc", "/sys", "/dev", "/snap", "/nix"})
+    if (within(parent, system)) return {};
+  if (parent == "/opt" || parent == "/var") return {};
+  return parent;
+}
+
+const std::vector<std::string>& system_mask_files() { return system_credential_files(); }
+
+const std::vector<std::string>& home_mask_entries() {
+  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
+  return entries;
+}
+
+MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
+                      const std::vector<std::string>& session_args) {
+  MountPlan plan;
+  auto& a = plan.args;
+  const std::string& home = facts.home;
+  const std::string& ws = facts.workspace;
+
+  // 1. The host root, read-only; fresh /dev and /proc.
+  add(a, {"--ro-bind", "/", "/", "--dev", "/dev"});
+  // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
+  // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
+  if (config.proc == ProcMode::Fresh) {
+    add(a, {"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"});
+    // Likewise /proc/sysrq-trigger (owner-writable by uid 0: it can reboot the machine).
+    if (facts.exists("/proc/sysrq-trigger")) add(a, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"});
+  } else {
+    add(a, {"--ro-bind", "/proc", "/proc"});
+  }
+
+  // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
+  //    /run/secrets stay present as empty tmpfs where the host has them.
+  add(a, {"--tmpfs", "/tmp", "--tmpfs", "/run"});
+  for (const char* dir : {"/run/user", "/run/secrets"})
+    if (facts.exists(dir)) add(a, {"--tmpfs", dir});
+  if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
+    add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
+  // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
+  // workspace itself is bound back in step 4; read-only once everything below it is mounted.
+  const std::string siblings = siblings_mask(config, facts);
+  if (!siblings.empty()) add(a, {"--tmpfs", siblings});
+
+  // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
+  add(a, {"--tmpfs", home});
+  for (const auto& entry : config.home_keep_ro) {
+    std::string path = home + "/" + entry;
+    if (facts.exists(path)) add(a, {"--ro-bind", path, path});
+  }
+  for (const auto& entry : profile.home) {
+    std::string path = home + "/" + entry;
+    if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
+    add(a, {"--bind", path, path});
+    plan.writable.push_back(path);
+  }
+
+  // 4. The workspace, read-write.
+  add(a, {"--bind", ws, ws});
+  plan.writable.push_back(ws);
+
+  // 5. Masks, after every bind they could sit under: cordon's empty read-only file, so
+  //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
+  const std::string empty = mask_source(facts);
+  auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
+  for (const auto& entry : home_mask_entries()) mask(home + "/" + entry);
+  for (const auto& file : system_mask_files())
+    if (facts.exists(file)) mask(file);
+  for (const auto& file : config.extra_masks)
+    if (facts.exists(file)) mask(file);
+
+  // 6. Extra writable paths come after the masks, so one socket can be punched through.
+  for (const auto& path : config.writable) {
+    add(a, {"--bind", path, path});
+    plan.writable.push_back(path);
+  }
+
+  // 7. Generated files in a private directory that is read-only inside.
+  add(a, {"--tmpfs", kSessionDir});
+  a.insert(a.end(), session_args.begin(), session_args.end());
+  add(a, {"--remount-ro", kSessionDir});
+
+  // 8. cordon's helpers, read-only even when they live under the home or the workspace.
+  if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
+
+  // 9. The siblings' mask becomes read-only (not recursive: the workspace bind stays writable).
+  if (!siblings.empty()) add(a, {"--remount-ro", siblings});
+
+  return plan;
+}
+
+}  // namespace cordon

@@ -1,0 +1,49 @@
+// The filesystem half of the sandbox plan: which bwrap mount arguments, in which order.
+// Pure: decisions come from Config + HostFacts only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/inputs/config.h"
+#include "launcher/inputs/host_facts.h"
+
+namespace cordon {
+
+// Host files that always get a /dev/null mask when present (credential stores of the system).
+const std::vector<std::string>& system_mask_files();
+
+// Files in the inverted home that always get a /dev/null mask (created on the tmpfs).
+const std::vector<std::string>& home_mask_entries();
+
+// A file whose content the launcher generates, handed to bwrap as a sealed memfd at a planned
+// descriptor number (--ro-bind-data FD DEST): no temporary file touches the host.
+struct DataFile {
+  std::string dest;     // path inside the sandbox
+  std::string content;
+  int fd = -1;          // planned descriptor number in the bwrap child
+};
+
+// Hands out planned descriptor numbers in order.
+struct DataFiles {
+  int next_fd;
+  std::vector<DataFile> files;
+  // Adds a file and returns its bwrap arguments.
+  std::vector<std::string> add(const std::string& dest, std::string content);
+};
+
+// The directory hiding the workspace's siblings (its parent), or "" when there is none to
+// hide: the parent is /, already masked (/tmp, /run, $HOME) or a system directory.
+std::string siblings_mask(const Config& config, const HostFacts& facts);
+
+struct MountPlan {
+  std::vector<std::string> args;       // bwrap arguments, in order
+  std::vector<std::string> writable;   // host paths bound read-write
+};
+
+// `session_args` (the generated files under
+// /run/cordon) are inserted into the private /run/cordon tmpfs before it turns read-only.
+MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
+                      const std::vector<std::string>& session_args);
+
+}  // namespace cordon

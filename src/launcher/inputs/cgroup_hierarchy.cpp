@@ -1,0 +1,100 @@
+#include "launcher/inputs/cgroup_hierarchy.h"
+
+#include <unistd.h>
+
+#include <sstream>
+
+#include "common/text.h"
+
+namespace cordon::cgroup {
+namespace {
+
+// The cgroup v1 controllers; anything else in a v1 mount's options or in /proc/self/cgroup
+// ("name=systemd", "noprefix", "favordynmods", ...) is not a controller.
+const std::set<std::string> kV1Controllers = {"blkio",   "cpu",   "cpuacct", "cpuset",  "debug",
+                                              "devices", "freezer", "hugetlb", "memory", "misc",
+                                              "net_cls", "net_prio", "perf_event", "pids", "rdma"};
+
+// The controllers in a comma-separated list (a v1 mount's superblock options, or the second
+// field of a /proc/self/cgroup line).
+std::set<std::string> v1_controllers(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (kV1Controllers.count(item)) out.insert(item);
+  return out;
+}
+
+// mount point + (own path below the mount's root); "" when the own path lies outside the mount.
+std::string own_dir_in(const Mount& m, const std::string& own_path) {
+  if (!path_within(own_path, m.root)) return {};
+  std::string below = m.root == "/" ? own_path : own_path.substr(m.root.size());
+  if (below.empty() || below == "/") return m.mount_point;
+  return (m.mount_point == "/" ? "" : m.mount_point) + below;
+}
+
+}  // namespace
+
+std::set<std::string> read_controller_list(const std::string& path) {
+  std::set<std::string> out;
+  std::stringstream in(read_text_file(path));
+  std::string name;
+  while (in >> name) out.insert(name);
+  return out;
+}
+
+const char* version_name(Version v) { return v == Version::V1 ? "v1" : "v2"; }
+
+std::string controller_for(const std::string& limit_key) {
+  if (limit_key == "memory_max_bytes") return "memory";
+  if (limit_key == "pids_max") return "pids";
+  return {};
+}
+
+std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts) {
+  std::vector<Hierarchy> out;
+  std::stringstream lines(proc_self_cgroup);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // "ID:CONTROLLERS:PATH"; v2 is "0::PATH".
+    auto first = line.find(':');
+    auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    std::string ids = line.substr(first + 1, second - first - 1);
+    std::string own_path = line.substr(second + 1);
+    // Outside this cgroup namespace's root ("/../x"), or a removed cgroup: nothing to build on.
+    if (own_path.empty() || own_path[0] != '/' || own_path.find("/..") != std::string::npos ||
+        own_path.find(" (deleted)") != std::string::npos)
+      continue;
+    bool v2 = line.compare(0, first, "0") == 0 && ids.empty();
+    std::set<std::string> listed = v1_controllers(ids);
+    if (!v2 && listed.empty()) continue;  // a named hierarchy without controllers
+    // A writable mount of the hierarchy wins over a read-only one (which still yields a
+    // "not writable" refusal rather than "no hierarchy").
+    const Mount* chosen = nullptr;
+    std::string chosen_dir;
+    for (const auto& m : mounts) {
+      if (v2 ? m.fstype != "cgroup2" : m.fstype != "cgroup") continue;
+      if (!v2 && listed != v1_controllers(m.super_opts)) continue;
+      std::string dir = own_dir_in(m, own_path);
+      if (dir.empty() || (chosen && (m.read_only() || !chosen->read_only()))) continue;
+      chosen = &m;
+      chosen_dir = dir;
+    }
+    if (chosen) out.push_back({v2 ? Version::V2 : Version::V1, chosen_dir, v2 ? std::set<std::string>{} : listed, false});
+  }
+  return out;
+}
+
+std::vector<Hierarchy> gather_hierarchies() {
+  std::vector<Hierarchy> found =
+      locate_hierarchies(read_text_file("/proc/self/cgroup"), parse_mountinfo(read_text_file("/proc/self/mountinfo")));
+  for (auto& h : found) {
+    if (h.version == Version::V2) h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
+    h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
+  }
+  return found;
+}
+
+}  // namespace cordon::cgroup

@@ -1,0 +1,39 @@
+// The cgroup hierarchies the launcher is a member of, read from /proc/self/cgroup and
+// mountinfo: a host fact the budgets are planned from (budgets/cgroup_plan.h). Locating is
+// pure; gathering reads the files.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/mountinfo.h"
+
+namespace cordon::cgroup {
+
+enum class Version { V1, V2 };
+
+// One hierarchy the launcher is a member of.
+struct Hierarchy {
+  Version version = Version::V2;
+  std::string own_dir;                // absolute: mount point + the launcher's own cgroup path
+  std::set<std::string> controllers;  // v1: bound to this hierarchy; v2: own_dir's cgroup.controllers
+  bool writable = false;              // own_dir is writable by the launcher
+};
+
+// Pure: every mounted hierarchy listed in /proc/self/cgroup, with own_dir resolved through the
+// mount's root. v2 controllers and writability are left empty (gather_hierarchies fills them).
+std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts);
+
+// Reads /proc/self/cgroup, mountinfo, v2 cgroup.controllers and access(W_OK).
+std::vector<Hierarchy> gather_hierarchies();
+
+// The controllers named in a cgroup v2 list file (cgroup.controllers, cgroup.subtree_control).
+std::set<std::string> read_controller_list(const std::string& path);
+
+// The controller a limit key needs ("memory_max_bytes" -> "memory"), "" for other keys.
+std::string controller_for(const std::string& limit_key);
+
+const char* version_name(Version v);
+
+}  // namespace cordon::cgroup

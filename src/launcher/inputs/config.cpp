@@ -1,0 +1,319 @@
+#include "launcher/inputs/config.h"
+
+#include <arpa/inet.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "common/error.h"
+#include "common/ipv4.h"
+
+namespace cordon {
+namespace {
+
+// Where a value came from, for "file:line:column: key: problem" messages.
+struct Origin {
+  const std::string& file;
+  std::string at(const toml::source_region& region) const {
+    const auto& begin = region.begin;
+    return file + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column);
+  }
+};
+
+[[noreturn]] void fail_at(const Origin& origin, const toml::source_region& where,
+                          const std::string& key, const std::string& problem) {
+  throw ConfigError(origin.at(where) + ": " + key + ": " + problem);
+}
+
+[[noreturn]] void fail(const Origin& origin, const toml::node& node, const std::string& key,
+                       const std::string& problem) {
+  fail_at(origin, node.source(), key, problem);
+}
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::array: return "array";
+    case toml::node_type::table: return "table";
+    default: return "date/time";
+  }
+}
+
+const toml::table& as_table(const Origin& o, const toml::node& node, const std::string& key) {
+  if (!node.is_table()) fail(o, node, key, "expected a table, found " + type_name(node));
+  return *node.as_table();
+}
+
+std::string as_string(const Origin& o, const toml::node& node, const std::string& key) {
+  if (!node.is_string()) fail(o, node, key, "expected a string, found " + type_name(node));
+  return node.as_string()->get();
+}
+
+bool as_bool(const Origin& o, const toml::node& node, const std::string& key) {
+  if (!node.is_boolean()) fail(o, node, key, "expected a boolean, found " + type_name(node));
+  return node.as_boolean()->get();
+}
+
+long long as_non_negative(const Origin& o, const toml::node& node, const std::string& key) {
+  if (!node.is_integer()) fail(o, node, key, "expected an integer, found " + type_name(node));
+  long long value = node.as_integer()->get();
+  if (value < 0) fail(o, node, key, "must not be negative");
+  return value;
+}
+
+using ItemCheck = void (*)(const Origin&, const toml::node&, const std::string& key,
+                           const std::string& value);
+
+// An array of unique strings, each validated by `check`.
+std::vector<std::string> as_string_list(const Origin& o, const toml::node& node,
+                                        const std::string& key, ItemCheck check) {
+  if (!node.is_array()) fail(o, node, key, "expected an array of strings, found " + type_name(node));
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const toml::node& item : *node.as_array()) {
+    std::string value = as_string(o, item, key);
+    check(o, item, key, value);
+    if (!seen.insert(value).second) fail(o, item, key, "duplicate entry \"" + value + "\"");
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+bool has_dot_dot(const std::string& path) {
+  std::stringstream parts(path);
+  std::string part;
+  while (std::getline(parts, part, '/'))
+    if (part == "..") return true;
+  return false;
+}
+
+void check_absolute(const Origin& o, const toml::node& n, const std::string& key,
+                    const std::string& v) {
+  if (v.empty() || v[0] != '/') fail(o, n, key, "\"" + v + "\" must be an absolute path");
+  if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must not contain '..'");
+}
+
+void check_home_entry(const Origin& o, const toml::node& n, const std::string& key,
+                      const std::string& v) {
+  if (v.empty() || v[0] == '/')
+    fail(o, n, key, "\"" + v + "\" must be a path relative to $HOME");
+  if (has_dot_dot(v) || v == ".") fail(o, n, key, "\"" + v + "\" must stay inside $HOME");
+}
+
+void check_env_name(const Origin& o, const toml::node& n, const std::string& key,
+                    const std::string& v) {
+  std::string name = v;
+  if (!name.empty() && name.back() == '*') name.pop_back();  // prefix pattern
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) fail(o, n, key, "\"" + v + "\" is not an environment variable name (or NAME_* prefix)");
+}
+
+void check_ip_or_cidr(const Origin& o, const toml::node& n, const std::string& key,
+                      const std::string& v) {
+  std::string problem;
+  if (!parse_ipv4_cidr(v, &problem)) fail(o, n, key, "\"" + v + "\": " + problem);
+}
+
+// Rejects any key of `table` not in `known`.
+void only_keys(const Origin& o, const toml::table& table, const std::string& section,
+               std::initializer_list<std::string_view> known) {
+  for (const auto& [k, v] : table) {
+    bool found = false;
+    for (auto name : known) found = found || k.str() == name;
+    if (!found) {
+      std::string dotted = section.empty() ? std::string(k.str()) : section + "." + std::string(k.str());
+      fail_at(o, k.source(), dotted, "unknown key");
+    }
+  }
+}
+
+const std::vector<std::string> kLimitKeys = {"wall_clock_seconds", "nofile", "nproc",
+                                             "fsize_bytes", "as_bytes", "memory_max_bytes",
+                                             "pids_max"};
+
+void check_limit_name(const Origin& o, const toml::node& n, const std::string& key,
+                      const std::string& v) {
+  for (const auto& name : kLimitKeys)
+    if (v == name) return;
+  fail(o, n, key, "\"" + v + "\" is not a limit name");
+}
+
+AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
+  const std::string s = "agents." + name;
+  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace"});
+  AgentProfile p;
+  p.name = name;
+  if (auto* n = t.get("binary")) {
+    p.binary = as_string(o, *n, s + ".binary");
+    check_absolute(o, *n, s + ".binary", p.binary);
+  }
+  if (auto* n = t.get("home")) p.home = as_string_list(o, *n, s + ".home", check_home_entry);
+  if (auto* n = t.get("env")) p.env = as_string_list(o, *n, s + ".env", check_env_name);
+  if (auto* n = t.get("allow_ptrace")) p.allow_ptrace = as_bool(o, *n, s + ".allow_ptrace");
+  return p;
+}
+
+void apply(const Origin& o, const toml::table& root, Config& c) {
+  only_keys(o, root, "", {"workspace", "environment", "home", "filesystem", "git", "network",
+                          "limits", "agents"});
+  if (auto* n = root.get("workspace")) {
+    const auto& t = as_table(o, *n, "workspace");
+    only_keys(o, t, "workspace", {"root", "hide_siblings"});
+    if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
+    if (auto* r = t.get("root")) {
+      c.workspace_root = as_string(o, *r, "workspace.root");
+      if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
+    }
+  }
+  if (auto* n = root.get("environment")) {
+    const auto& t = as_table(o, *n, "environment");
+    only_keys(o, t, "environment", {"allow", "deny"});
+    if (auto* a = t.get("allow")) c.env_allow = as_string_list(o, *a, "environment.allow", check_env_name);
+    if (auto* d = t.get("deny")) c.env_deny = as_string_list(o, *d, "environment.deny", check_env_name);
+  }
+  if (auto* n = root.get("home")) {
+    const auto& t = as_table(o, *n, "home");
+    only_keys(o, t, "home", {"keep"});
+    if (auto* k = t.get("keep")) c.home_keep_ro = as_string_list(o, *k, "home.keep", check_home_entry);
+  }
+  if (auto* n = root.get("filesystem")) {
+    const auto& t = as_table(o, *n, "filesystem");
+    only_keys(o, t, "filesystem", {"writable", "masks", "proc"});
+    if (auto* w = t.get("writable")) c.writable = as_string_list(o, *w, "filesystem.writable", check_absolute);
+    if (auto* m = t.get("masks")) c.extra_masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
+    if (auto* p = t.get("proc")) {
+      std::string mode = as_string(o, *p, "filesystem.proc");
+      if (mode == "fresh") c.proc = ProcMode::Fresh;
+      else if (mode == "host-ro") c.proc = ProcMode::HostReadOnly;
+      else fail(o, *p, "filesystem.proc", "must be \"fresh\" or \"host-ro\", not \"" + mode + "\"");
+    }
+  }
+  if (auto* n = root.get("git")) {
+    const auto& t = as_table(o, *n, "git");
+    only_keys(o, t, "git", {"name", "email"});
+    if (auto* v = t.get("name")) c.git_name = as_string(o, *v, "git.name");
+    if (auto* v = t.get("email")) c.git_email = as_string(o, *v, "git.email");
+  }
+  if (auto* n = root.get("network")) {
+    const auto& t = as_table(o, *n, "network");
+    only_keys(o, t, "network", {"egress_jail", "allow_ip", "dns_forward"});
+    if (auto* v = t.get("egress_jail")) c.egress_jail = as_bool(o, *v, "network.egress_jail");
+    if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
+    if (auto* v = t.get("dns_forward")) {
+      c.dns_forward = as_string(o, *v, "network.dns_forward");
+      std::string problem;
+      if (c.dns_forward != "auto" && !parse_ipv4_address(c.dns_forward, &problem))
+        fail(o, *v, "network.dns_forward", "must be \"auto\" or an IPv4 address: " + problem);
+    }
+  }
+  if (auto* n = root.get("limits")) {
+    const auto& t = as_table(o, *n, "limits");
+    for (const auto& [k, v] : t) {
+      std::string key = "limits." + std::string(k.str());
+      if (k.str() == "best_effort") {
+        c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
+        continue;
+      }
+      bool known = false;
+      for (const auto& name : kLimitKeys) known = known || k.str() == name;
+      if (!known) fail_at(o, k.source(), key, "unknown key");
+      c.limits[std::string(k.str())] = as_non_negative(o, v, key);
+    }
+  }
+  if (auto* n = root.get("agents")) {
+    const auto& t = as_table(o, *n, "agents");
+    for (const auto& [k, v] : t) {
+      std::string name(k.str());
+      for (char ch : name)
+        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
+          fail(o, v, "agents." + name, "profile names use letters, digits, '-' and '_'");
+      c.agents[name] = parse_agent(o, name, as_table(o, v, "agents." + name));
+    }
+  }
+}
+
+}  // namespace
+
+const AgentProfile& Config::agent(const std::string& name) const {
+  auto it = agents.find(name);
+  if (it == agents.end()) {
+    std::string known;
+    for (const auto& [k, v] : agents) known += (known.empty() ? "" : ", ") + k;
+    throw Error("unknown agent profile \"" + name + "\"",
+                "use one of: " + known + " (or add [agents." + name + "] to " +
+                    (source_path.empty() ? std::string("the configuration") : source_path) + ")",
+                kExitConfigError);
+  }
+  return it->second;
+}
+
+const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
+  // Home entries are each agent's own state; env names are what it needs to authenticate.
+  static const std::map<std::string, AgentProfile> profiles = {
+      {"generic", {"generic", "", {}, {}, false, true}},
+      {"claude", {"claude", "", {".claude", ".claude.json"}, {"ANTHROPIC_API_KEY"}, false, true}},
+      {"codex", {"codex", "", {".codex"}, {"OPENAI_API_KEY"}, false, true}},
+      {"gemini", {"gemini", "", {".gemini"}, {"GEMINI_API_KEY", "GOOGLE_API_KEY"}, false, true}},
+  };
+  return profiles;
+}
+
+Config default_config() {
+  Config c;
+  c.agents = builtin_agent_profiles();
+  return c;
+}
+
+Config parse_config(const std::string& text, const std::string& source_name) {
+  Config c = default_config();
+  c.source_path = source_name;
+  c.file_found = true;
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw ConfigError(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                      ": " + std::string(e.description()));
+  }
+  Origin origin{source_name};
+  apply(origin, root, c);
+  return c;
+}
+
+Config load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) {
+      Config c = default_config();
+      c.source_path = path;
+      c.file_found = false;
+      return c;
+    }
+    throw ConfigError(errno_text(path + ": cannot read configuration", errno));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_config(buffer.str(), path);
+}
+
+std::vector<std::string> config_schema_keys() {
+  std::vector<std::string> keys = {
+      "workspace.root",        "workspace.hide_siblings", "environment.allow",     "environment.deny",
+      "home.keep",             "filesystem.writable",   "filesystem.masks",
+      "filesystem.proc",       "git.name",              "git.email",
+      "network.egress_jail",   "network.allow_ip",      "network.dns_forward",
+      "agents.*.binary",       "agents.*.home",         "agents.*.env",
+      "agents.*.allow_ptrace"};
+  for (const auto& k : kLimitKeys) keys.push_back("limits." + k);
+  keys.push_back("limits.best_effort");
+  return keys;
+}
+
+}  // namespace cordon

@@ -1,0 +1,167 @@
+#include "launcher/inputs/host_facts.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+#include "common/credential_files.h"
+#include "common/error.h"
+#include "common/text.h"
+#include "launcher/inputs/paths.h"
+#include "launcher/inputs/state_dirs.h"
+
+extern char** environ;
+
+namespace cordon {
+namespace {
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::string agent_binary(const AgentProfile& profile, const HostFacts& facts) {
+  if (!profile.binary.empty()) return profile.binary;
+  if (profile.builtin && profile.name != "generic") return facts.libexec_dir + "/agents/" + profile.name;
+  return {};
+}
+
+const std::string* HostFacts::env_value(const std::string& name) const {
+  for (const auto& [k, v] : env)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request,
+                                         const std::string& home, const std::string& cwd) {
+  std::vector<std::string> paths = {"/run/user", "/run/secrets", "/proc/sysrq-trigger", home};
+  for (const auto& m : system_credential_files()) paths.push_back(m);
+  for (const auto& m : config.extra_masks) paths.push_back(m);
+  for (const auto& w : config.writable) paths.push_back(w);
+  for (const auto& e : config.home_keep_ro) paths.push_back(home + "/" + e);
+  for (const auto& [name, profile] : config.agents) {
+    for (const auto& e : profile.home) paths.push_back(home + "/" + e);
+    if (!profile.binary.empty()) paths.push_back(profile.binary);
+  }
+  (void)request;
+  (void)cwd;
+  return paths;
+}
+
+std::pair<std::string, std::string> parse_git_identity(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, section, name, email;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line[0] == '[') {
+      section = trim(line.substr(1, line.find(']') - 1));
+      for (auto& c : section) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (section != "user") continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = trim(line.substr(0, eq));
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    if (key == "name") name = value;
+    if (key == "email") email = value;
+  }
+  return {name, email};
+}
+
+HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) {
+  HostFacts f;
+  f.uid = ::getuid();
+  f.gid = ::getgid();
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) f.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  const passwd* pw = ::getpwuid(f.uid);
+  f.user = pw ? pw->pw_name : std::to_string(f.uid);
+  // $HOME decides which directory is inverted; fall back to the password database.
+  const std::string* home_env = f.env_value("HOME");
+  f.home = home_env && !home_env->empty() ? *home_env : (pw ? pw->pw_dir : "");
+  std::string resolved_home = real_path(f.home);
+  if (!resolved_home.empty()) f.home = resolved_home;
+
+  char cwd[PATH_MAX];
+  f.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
+  f.workspace_asked = !request.workspace.empty() ? request.workspace
+                      : !config.workspace_root.empty() ? config.workspace_root
+                                                       : f.cwd;
+  f.workspace = real_path(f.workspace_asked);
+
+  for (const auto& path : candidate_paths(config, request, f.home, f.cwd)) {
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    f.existing_paths.insert(path);
+    if (S_ISDIR(st.st_mode)) f.directories.insert(path);
+  }
+  if (!f.workspace.empty()) {
+    f.existing_paths.insert(f.workspace);
+    struct stat st{};
+    if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
+  }
+
+  f.bwrap_path = find_system_binary("bwrap");
+  f.libexec_dir = libexec_dir();
+  if (::access(f.libexec_dir.c_str(), F_OK) == 0) {
+    f.existing_paths.insert(f.libexec_dir);
+    f.directories.insert(f.libexec_dir);
+  }
+  if (::access(mask_source(f).c_str(), R_OK) == 0) f.existing_paths.insert(mask_source(f));
+  for (const auto& [name, profile] : config.agents) {
+    std::string binary = agent_binary(profile, f);
+    if (!binary.empty() && ::access(binary.c_str(), X_OK) == 0) f.existing_paths.insert(binary);
+  }
+
+  std::string xdg = f.env_value("XDG_CONFIG_HOME") ? *f.env_value("XDG_CONFIG_HOME") : f.home + "/.config";
+  for (const auto& file : {f.home + "/.gitconfig", xdg + "/git/config"}) {
+    auto [name, email] = parse_git_identity(read_text_file(file));
+    if (f.git_user_name.empty()) f.git_user_name = name;
+    if (f.git_user_email.empty()) f.git_user_email = email;
+  }
+
+  for (const char* kind : {"pid", "ipc", "uts", "user", "net", "mnt", "cgroup"}) {
+    char target[128];
+    std::string link = std::string("/proc/self/ns/") + kind;
+    ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+    if (n > 0) f.namespaces[kind] = std::string(target, static_cast<size_t>(n));
+  }
+
+  f.last_verify = read_last_verify(sessions_dir(f));
+  // Only a configured memory/pids budget needs them; the launch path stays lean otherwise.
+  bool budgets = false;
+  for (const auto& [key, value] : config.limits) budgets = budgets || !cgroup::controller_for(key).empty();
+  for (const auto& item : request.limit_overrides) budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
+  if (budgets) f.cgroups = cgroup::gather_hierarchies();
+
+  char target[PATH_MAX];
+  ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);
+  if (n > 0) {
+    std::string resolved = real_path("/etc/resolv.conf");
+    if (resolved.rfind("/run/", 0) == 0) f.resolv_conf_target = resolved;
+  }
+  return f;
+}
+
+std::string sessions_dir(const HostFacts& facts) {
+  return sessions_dir(facts.uid, facts.home, facts.env_value("XDG_STATE_HOME"), facts.workspace);
+}
+
+std::string mask_source(const HostFacts& facts) { return facts.libexec_dir + "/empty"; }
+
+}  // namespace cordon

@@ -1,0 +1,33 @@
+#include "launcher/inputs/paths.h"
+
+#include <climits>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "common/build_config.h"
+
+namespace cordon {
+
+std::string real_path(const std::string& path) {
+  char buffer[PATH_MAX];
+  if (::realpath(path.c_str(), buffer) == nullptr) return {};
+  return buffer;
+}
+
+std::string libexec_dir() {
+  std::string exe = real_path("/proc/self/exe");
+  std::string bin_dir = exe.substr(0, exe.rfind('/'));
+  std::string resolved = real_path(bin_dir + "/" + build::kLibexecFromBin);
+  return resolved.empty() ? bin_dir + "/" + build::kLibexecFromBin : resolved;
+}
+
+std::string find_system_binary(const std::string& name) {
+  // A fixed search list: an attacker-influenced $PATH must not choose the sandbox runtime.
+  for (const char* dir : {"/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/", "/sbin/"}) {
+    std::string candidate = std::string(dir) + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+}  // namespace cordon

@@ -1,0 +1,24 @@
+// Where cordon keeps its state outside every sandbox: the session records, the outcome of the
+// last `cordon verify`, the tool-version cache. Derived from the user's identity, never from
+// the workspace.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace cordon {
+
+// root: /var/lib/cordon/sessions; others: $XDG_STATE_HOME/cordon/sessions (when absolute and
+// outside the workspace), else ~/.local/state/cordon/sessions. `xdg_state_home` may be null.
+std::string sessions_dir(uid_t uid, const std::string& home, const std::string* xdg_state_home,
+                         const std::string& workspace);
+
+// The outcome of the latest `cordon verify`, kept next to the session records.
+void record_last_verify(const std::string& sessions_dir, int battery_exit_code);
+std::string read_last_verify(const std::string& sessions_dir);
+
+// The cache of tool versions (bwrap, pasta) next to the session records.
+std::string tool_versions_cache(const std::string& sessions_dir);
+
+}  // namespace cordon

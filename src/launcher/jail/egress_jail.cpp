@@ -1,0 +1,174 @@
+#include "launcher/jail/egress_jail.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "common/error.h"
+#include "launcher/jail/routes.h"
+#include "launcher/process/pidfd.h"
+
+namespace cordon::jail {
+namespace {
+
+// Bounds on every wait. Generous: they only matter when something is broken.
+constexpr int kNamespacesTimeoutMs = 5000;
+constexpr int kRoutesTimeoutMs = 10000;
+constexpr int kGoTimeoutMs = 15000;  // the holder outwaits the launcher's pasta timeout (10 s)
+constexpr int kLeftoverTimeoutMs = 2000;
+
+const char* const kFixReport =
+    "nothing ran. Check the message above; or set [network] egress_jail = false in /etc/cordon/cordon.toml "
+    "to run without network confinement";
+
+enum class Signal { Got, Closed, TimedOut };
+
+Signal await_byte(int fd, char expected, int timeout_ms) {
+  if (!wait_readable(fd, timeout_ms)) return Signal::TimedOut;
+  char c = 0;
+  ssize_t n;
+  do n = ::read(fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1 && c == expected ? Signal::Got : Signal::Closed;
+}
+
+void send_byte(int fd, char c) {
+  ssize_t n;
+  do n = ::write(fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) throw Error(errno_text("egress jail: signalling across the fork", errno), kFixReport);
+}
+
+void write_proc(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw Error(errno_text("egress jail: writing " + path, err), kFixReport);
+}
+
+void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(errno_text("egress jail: pipe", errno));
+  read_end.reset(fds[0]);
+  write_end.reset(fds[1]);
+}
+
+std::string comm_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+// Processes still using the network namespace (dev, ino) that are not on their way out.
+// bwrap's own pid-1 can outlive the holder by a moment (it reports the exit status, then
+// exits); it and anything it takes down with it are given a bounded time to finish.
+std::string processes_left_in_namespace(dev_t dev, ino_t ino, int timeout_ms) {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return "cannot read /proc to check the namespace";
+  int scanned = 0;
+  while (dirent* entry = ::readdir(proc)) {
+    if (++scanned > 1000000) break;  // bounded even on a pathological /proc
+    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+    struct stat st {};
+    std::string path = std::string("/proc/") + entry->d_name + "/ns/net";
+    if (::stat(path.c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+      found.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
+  }
+  ::closedir(proc);
+  std::string left;
+  for (pid_t pid : found) {
+    UniqueFd pidfd(pidfd_open(pid));
+    if (!pidfd.valid() || wait_exiting(pidfd.get(), pid, timeout_ms)) continue;
+    left += (left.empty() ? "" : " ") + std::to_string(pid) + " (" + comm_of(pid) + ")";
+  }
+  return left;
+}
+
+}  // namespace
+
+EgressJail::EgressJail(JailPlan plan, std::string pasta_path)
+    : plan_(std::move(plan)), pasta_path_(std::move(pasta_path)), uid_(::getuid()), gid_(::getgid()) {
+  make_pipe(to_child_read_, to_child_write_);
+  make_pipe(to_parent_read_, to_parent_write_);
+}
+
+EgressJail::~EgressJail() = default;  // pasta_ (if any) is ended by its own destructor
+
+void EgressJail::in_child() {
+  // Only the holder's ends stay open here, so either side sees the other's death as EOF.
+  to_child_write_.reset();
+  to_parent_read_.reset();
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+    throw Error(errno_text("egress jail: creating the user and network namespaces (unshare)", errno),
+                "enable user namespaces (user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1; "
+                "in a container allow unshare/clone in its seccomp profile); or set [network] egress_jail = false "
+                "in /etc/cordon/cordon.toml");
+  // Our own ids, 1:1: works unprivileged and as root; bwrap nests its own mapping on top.
+  write_proc("/proc/self/setgroups", "deny");
+  write_proc("/proc/self/uid_map", std::to_string(uid_) + " " + std::to_string(uid_) + " 1\n");
+  write_proc("/proc/self/gid_map", std::to_string(gid_) + " " + std::to_string(gid_) + " 1\n");
+  send_byte(to_parent_write_.get(), 'N');
+
+  switch (await_byte(to_child_read_.get(), 'G', kGoTimeoutMs)) {
+    case Signal::Got: break;
+    // The launcher gave up and reports why itself; a second report here would hide it.
+    case Signal::Closed: ::_exit(kExitLaunchRefused);
+    case Signal::TimedOut:
+      throw Error("egress jail: the launcher never confirmed that pasta attached", kFixReport);
+  }
+  program_jail_network(plan_);
+  send_byte(to_parent_write_.get(), 'R');
+}
+
+void EgressJail::after_fork(pid_t child) {
+  to_child_read_.reset();
+  to_parent_write_.reset();
+  try {
+    if (await_byte(to_parent_read_.get(), 'N', kNamespacesTimeoutMs) != Signal::Got)
+      throw Error("egress jail: the holder process did not create its namespaces", kFixReport);
+    struct stat st {};
+    std::string ns = "/proc/" + std::to_string(child) + "/ns/net";
+    if (::stat(ns.c_str(), &st) != 0) throw Error(errno_text("egress jail: " + ns, errno), kFixReport);
+    netns_dev_ = st.st_dev;
+    netns_ino_ = st.st_ino;
+
+    pasta_ = std::make_unique<Pasta>();
+    pasta_->start(pasta_path_, child, plan_.dns_forward);
+    send_byte(to_child_write_.get(), 'G');
+    Signal routes = await_byte(to_parent_read_.get(), 'R', kRoutesTimeoutMs);
+    if (routes == Signal::TimedOut)
+      throw Error("egress jail: the holder did not finish programming the routes within " +
+                      std::to_string(kRoutesTimeoutMs / 1000) + " s", kFixReport);
+    if (routes != Signal::Got) throw Error("egress jail: the holder stopped before its routes were verified", kFixReport);
+  } catch (...) {
+    pasta_.reset();  // ends pasta, removes its temp dir
+    throw;
+  }
+}
+
+void EgressJail::after_exit() {
+  std::string problems;
+  if (pasta_) problems = pasta_->stop();
+  pasta_.reset();
+  if (netns_ino_) {
+    std::string pids = processes_left_in_namespace(netns_dev_, netns_ino_, kLeftoverTimeoutMs);
+    if (!pids.empty())
+      problems += std::string(problems.empty() ? "" : "; ") + "processes still in the sandbox's network namespace: " + pids;
+  }
+  if (!problems.empty())
+    throw Error("egress jail: teardown incomplete: " + problems,
+                "the command has finished; inspect and end what is listed (kill PID, rm -r DIR) and report this");
+}
+
+}  // namespace cordon::jail

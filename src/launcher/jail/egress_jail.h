@@ -1,0 +1,65 @@
+// The egress jail as a launch stage: the forked holder enters a new user + network
+// namespace, the launcher attaches pasta to it by PID, the holder programs and verifies the
+// routes, and only then execs bwrap (which nests its own user namespace and keeps this
+// network). After the sandbox exits, pasta is ended and the teardown is verified.
+//
+//   launcher (parent)                         holder (forked child)
+//   check prerequisites, make pipes
+//   fork ------------------------------------> unshare(USER|NET), map own uid/gid
+//   wait "N" <-------------------------------- "N" namespaces ready
+//   pasta --config-net ... PID (returns when configured, daemon stays)
+//   "G" -------------------------------------> wait "G"; flush, program, read back routes
+//   wait "R" <-------------------------------- "R" routes verified; exec bwrap
+//   ... sandbox runs ...
+//   after exit: end pasta, remove temp dir, check no process is left in the namespace
+//
+// Every wait is bounded; every failure refuses the launch (nothing runs). There is no
+// fallback to the host network.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "common/unique_fd.h"
+#include "launcher/inputs/config.h"
+#include "launcher/jail/pasta.h"
+#include "launcher/jail/plan.h"
+#include "launcher/process/launch_stage.h"
+
+namespace cordon::jail {
+
+// Checked in the launcher before anything forks: pasta installed (fixed paths, no $PATH),
+// /dev/net/tun a usable tun device, user namespaces enabled. Returns pasta's path. Throws
+// cordon::Error naming the fix and the explicit opt-out in the configuration file.
+std::string check_jail_prerequisites(const Config& config);
+
+class EgressJail : public LaunchStage {
+ public:
+  // Creates the synchronisation pipes. `pasta_path` comes from check_jail_prerequisites(),
+  // which the caller runs first.
+  EgressJail(JailPlan plan, std::string pasta_path);
+  ~EgressJail() override;
+  EgressJail(const EgressJail&) = delete;
+  EgressJail& operator=(const EgressJail&) = delete;
+
+  void in_child() override;
+  void after_fork(pid_t child) override;
+  void after_exit() override;
+
+  const JailPlan& plan() const { return plan_; }
+
+ private:
+  JailPlan plan_;
+  std::string pasta_path_;
+  uid_t uid_;
+  gid_t gid_;
+  UniqueFd to_child_read_, to_child_write_;      // launcher -> holder: "G"
+  UniqueFd to_parent_read_, to_parent_write_;    // holder -> launcher: "N", "R"
+  std::unique_ptr<Pasta> pasta_;                 // attached in after_fork, ended in after_exit
+  dev_t netns_dev_ = 0;                          // the holder's network namespace, to check
+  ino_t netns_ino_ = 0;                          // at teardown that nothing still uses it
+};
+
+}  // namespace cordon::jail

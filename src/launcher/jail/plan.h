@@ -1,0 +1,61 @@
+// The egress jail's intended network state, computed purely from host network facts and
+// config: which prefixes are blackholed / unreachable, which /32s are punched, the gateway,
+// the DNS forwarder address. The launcher programs exactly this and verifies it read back.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/inputs/config.h"
+#include "common/ipv4.h"
+
+namespace cordon::jail {
+
+// What the host's network looks like (gathered over netlink dumps; nothing is sent).
+struct NetworkFacts {
+  std::vector<Ipv4Prefix> connected;   // subnets of the host's IPv4 addresses (non-loopback)
+  std::string default_gateway;         // IPv4 of the host's default route, "" if none
+  std::string default_interface;       // its interface name
+  std::vector<std::string> resolvers;  // nameserver lines of the host's /etc/resolv.conf
+  std::vector<std::string> resolv_extra_lines;  // its search / options lines, kept as-is
+};
+
+struct JailPlan {
+  std::vector<Ipv4Prefix> blackholes;    // RFC1918, CGNAT, 168.63.129.16/32, connected subnets
+  std::vector<Ipv4Prefix> unreachable;   // 169.254.0.0/16
+  std::vector<Ipv4Prefix> allow;         // /32 punches: DNS forwarder + configured allow_ip
+  std::string gateway;                   // the namespace's gateway (as pasta configures it)
+  std::string dns_forward;               // the forwarder address the sandbox resolves through
+  std::string resolv_conf;               // content bound over /etc/resolv.conf
+};
+
+// The addresses `dns_forward = "auto"` tries, in this order: one per TEST-NET range
+// (RFC 5737), never routed on the internet. The first outside every connected subnet and
+// every blocked prefix wins (on a host in 192.0.2.0/24 that is 198.51.100.53).
+inline constexpr const char* kForwarderCandidates[] = {"192.0.2.53", "198.51.100.53", "203.0.113.53"};
+
+// Blackholed on every host: RFC 1918, CGNAT (RFC 6598), Azure's wireserver.
+std::vector<Ipv4Prefix> fixed_blackholes();
+// Unreachable on every host: link-local (169.254.0.0/16), cloud metadata lives there.
+std::vector<Ipv4Prefix> fixed_unreachable();
+
+// Pure. Throws cordon::Error when no forwarder address can be chosen or config conflicts.
+// Rules beyond the lists above:
+//  - each connected subnet is blackholed (exact duplicates of a fixed prefix are skipped);
+//  - the gateway's own address is blackholed as a /32 when no blocked prefix covers it, so
+//    the router itself (its admin page, its resolver) is not reachable, only routed through;
+//  - an allow_ip entry is a more specific route that wins over a covering block; one equal
+//    to a blocked prefix replaces that block; 0.0.0.0/0 is refused (that is egress_jail=false);
+//  - an explicit dns_forward must lie outside every connected subnet and every blocked prefix:
+//    pasta forwards every other port of that address to the real network, so a forwarder
+//    inside a private range would open that host; TEST-NET addresses are the safe choice.
+JailPlan plan_jail(const Config& config, const NetworkFacts& facts);
+
+// Fills facts.resolvers / facts.resolv_extra_lines from resolv.conf text (search, domain and
+// options lines are kept as-is). Pure.
+void parse_resolv_conf(const std::string& text, NetworkFacts& facts);
+
+// Gathers NetworkFacts from the launcher's own namespace (netlink dumps + /etc/resolv.conf).
+NetworkFacts gather_network_facts();
+
+}  // namespace cordon::jail

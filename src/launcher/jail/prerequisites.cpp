@@ -1,0 +1,81 @@
+// The egress jail's prerequisites, checked before the launcher forks anything. A missing one
+// refuses the launch: the jail never falls back to the host network.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+#include "launcher/jail/egress_jail.h"
+#include "launcher/inputs/paths.h"
+
+namespace cordon::jail {
+namespace {
+
+std::string opt_out(const Config& config) {
+  return "; or, to run without network confinement, set [network] egress_jail = false in " +
+         (config.source_path.empty() ? std::string("/etc/cordon/cordon.toml") : config.source_path);
+}
+
+// -1 when the sysctl does not exist on this kernel.
+long read_sysctl(const char* path) {
+  std::ifstream in(path);
+  long value = -1;
+  if (!(in >> value)) return -1;
+  return value;
+}
+
+void check_tun(const Config& config) {
+  // pasta creates its tap device through /dev/net/tun inside the holder's namespaces; the
+  // device node's permissions decide whether that works for this user.
+  int fd = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    std::string fix = err == EACCES || err == EPERM
+                          ? "make the tun device usable by users: chmod 0666 /dev/net/tun (the usual mode; it "
+                            "grants nothing without CAP_NET_ADMIN in a network namespace)"
+                          : "load the tun driver (modprobe tun) and create the device (mkdir -p /dev/net && "
+                            "mknod -m 0666 /dev/net/tun c 10 200); in a container pass --device /dev/net/tun";
+    throw Error(errno_text("egress jail: cannot open /dev/net/tun", err), fix + opt_out(config));
+  }
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 10 && minor(st.st_rdev) == 200;
+  ::close(fd);
+  if (!ok)
+    throw Error("egress jail: /dev/net/tun is not the tun device (character device 10:200)",
+                "recreate it: rm /dev/net/tun && mknod -m 0666 /dev/net/tun c 10 200" + opt_out(config));
+}
+
+void check_user_namespaces(const Config& config) {
+  const std::string fix_tail = opt_out(config);
+  if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+    throw Error("egress jail: user namespaces are disabled (user.max_user_namespaces = 0)",
+                "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)" + fix_tail);
+  if (::geteuid() == 0) return;
+  if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+    throw Error("egress jail: unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)",
+                "sysctl -w kernel.unprivileged_userns_clone=1 (and persist it in /etc/sysctl.d)" + fix_tail);
+  if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+    throw Error("egress jail: AppArmor restricts unprivileged user namespaces "
+                "(kernel.apparmor_restrict_unprivileged_userns = 1)",
+                "allow user namespaces for cordon with an AppArmor profile granting `userns`, or sysctl -w "
+                "kernel.apparmor_restrict_unprivileged_userns=0" + fix_tail);
+}
+
+}  // namespace
+
+std::string check_jail_prerequisites(const Config& config) {
+  std::string pasta = find_system_binary("pasta");
+  if (pasta.empty())
+    throw Error("egress jail: pasta is not installed (looked in /usr/bin, /usr/local/bin, /bin, /usr/sbin, /sbin)",
+                "install it: apt-get install passt" + opt_out(config));
+  check_tun(config);
+  check_user_namespaces(config);
+  return pasta;
+}
+
+}  // namespace cordon::jail

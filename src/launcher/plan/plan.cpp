@@ -1,0 +1,158 @@
+#include "launcher/plan/plan.h"
+
+#include "common/build_config.h"
+#include "common/error.h"
+#include "launcher/fs/gitconfig.h"
+#include "launcher/fs/mounts.h"
+
+namespace cordon {
+namespace {
+
+bool is_within(const std::string& inner, const std::string& outer) {
+  if (outer == "/") return true;
+  return inner == outer || inner.rfind(outer + "/", 0) == 0;
+}
+
+void refuse_newlines(const std::string& what, const std::string& path) {
+  if (path.find('\n') != std::string::npos)
+    throw Error(what + " path contains a newline: refusing it", "rename the directory");
+}
+
+void validate(const Config& config, const AgentProfile& profile, const HostFacts& f) {
+  if (f.bwrap_path.empty())
+    throw Error("bubblewrap (bwrap) is not installed",
+                "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
+  if (f.workspace.empty())
+    throw Error("workspace " + f.workspace_asked + " does not exist",
+                "create it, or pass --workspace DIR with an existing directory");
+  if (!f.is_dir(f.workspace))
+    throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+  if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
+    throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
+                "set HOME to an existing directory other than /");
+  if (is_within(f.home, f.workspace))
+    throw Error("workspace " + f.workspace + " contains the home directory " + f.home +
+                    ": binding it would undo the home inversion",
+                "use a project directory as the workspace, not $HOME or one of its parents");
+  refuse_newlines("workspace", f.workspace);
+  refuse_newlines("home", f.home);
+  for (const auto& path : config.writable) {
+    if (!f.exists(path))
+      throw Error("writable path " + path + " (filesystem.writable) does not exist",
+                  "create it or remove it from " + config.source_path);
+    refuse_newlines("writable", path);
+  }
+  if (!f.exists(mask_source(f)))
+    throw Error("cordon's mask file " + mask_source(f) + " is missing",
+                "reinstall cordon (cmake --install); masks bind this empty read-only file");
+  // An operator-configured binary must exist; a shipped profile's default only when it runs.
+  if (!profile.binary.empty() && !f.exists(profile.binary))
+    throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
+                "install the agent, or fix agents." + profile.name + ".binary in " + config.source_path);
+}
+
+std::vector<std::string> namespace_args() {
+  return {"--unshare-user", "--unshare-pid",  "--unshare-ipc", "--unshare-uts",
+          "--hostname",     "cordon",         "--unshare-cgroup-try", "--disable-userns",
+          "--cap-drop",     "ALL",            "--die-with-parent"};
+}
+
+SessionInfo describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
+                             const EnvList& env, const std::vector<std::string>& writable) {
+  SessionInfo s;
+  s.config_path = config.source_path;
+  s.config_fixed_path = build::kConfigPath;
+  s.config_found = config.file_found;
+  s.agent = profile.name;
+  s.agent_home = profile.home;
+  s.home_keep = config.home_keep_ro;
+  s.home = f.home;
+  s.workspace = f.workspace;
+  s.writable = writable;
+  for (const auto& [name, value] : env) s.env_names.push_back(name);
+  s.libexec = f.libexec_dir;
+  s.agent_binary = agent_binary(profile, f);
+  s.host_namespaces = f.namespaces;
+  s.egress_jail = false;  // set by the jail when it programs the routes
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,
+                                         const LaunchRequest& request) {
+  if (!request.command.empty()) return request.command;
+  std::string binary = agent_binary(profile, facts);
+  if (binary.empty())
+    throw Error("no command given", "usage: cordon run [OPTIONS] -- COMMAND [ARGS...]", kExitConfigError);
+  if (!facts.exists(binary))
+    throw Error("agent \"" + profile.name + "\" binary " + binary + " does not exist",
+                "run `cordon shim install --agent " + profile.name + "`, or set agents." + profile.name +
+                    ".binary in the configuration, or give the command after --");
+  return {binary};
+}
+
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
+                       const jail::JailPlan* jail) {
+  const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
+  validate(config, profile, facts);
+  std::vector<std::string> command = resolve_command(profile, facts, request);
+
+  SandboxPlan plan;
+  plan.agent = profile.name;
+  plan.workspace = facts.workspace;
+  plan.seccomp.allow_ptrace = profile.allow_ptrace;
+  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
+                            config.limits_best_effort, facts.uid, facts.cgroups,
+                            config.source_path);
+  plan.env = plan_environment(config, profile, facts);
+  plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+
+  // Generated files; the session file's content is filled in once the writable set is known.
+  DataFiles data{kFirstDataFd, {}};
+  std::vector<std::string> session_args = data.add(kGitConfigPath, render_gitconfig(config, facts));
+  const size_t session_index = data.files.size();
+  auto session_file_args = data.add(kSessionFilePath, "");
+  session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
+  if (jail) {
+    // The jail's resolv.conf, bound where the host's really lives (its /run target when
+    // /etc/resolv.conf links there), after and so over the host's copy.
+    std::string dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
+    auto resolv_args = data.add(dest, jail->resolv_conf);
+    session_args.insert(session_args.end(), resolv_args.begin(), resolv_args.end());
+  }
+
+  MountPlan mounts = plan_mounts(config, profile, facts, session_args);
+  plan.writable = mounts.writable;
+  plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  if (jail) {
+    plan.session.egress_jail = true;
+    for (const auto& p : jail->blackholes) plan.session.jail_blackholes.push_back(p.str());
+    for (const auto& p : jail->unreachable) plan.session.jail_unreachable.push_back(p.str());
+    for (const auto& p : jail->allow) plan.session.jail_allow.push_back(p.str());
+    plan.session.jail_gateway = jail->gateway;
+    plan.session.jail_dns = jail->dns_forward;
+  }
+  for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& b : plan.limits.cgroup_budgets) {
+    plan.session.limits.push_back(b.limit_key + "=" + std::to_string(b.value));
+    plan.session.cgroup_parents[b.controller] = b.parent_dir;
+  }
+  if (plan.limits.wall_clock_seconds > 0)
+    plan.session.limits.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+  plan.session.last_verify = facts.last_verify;
+  data.files[session_index].content = serialize_session(plan.session);
+  plan.data_files = std::move(data.files);
+
+  auto& a = plan.argv;
+  a.push_back(facts.bwrap_path);
+  for (auto& arg : namespace_args()) a.push_back(arg);
+  a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
+  for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
+  a.insert(a.end(), mounts.args.begin(), mounts.args.end());
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
+  a.insert(a.end(), command.begin(), command.end());
+  return plan;
+}
+
+}  // namespace cordon

@@ -1,0 +1,53 @@
+// The sandbox plan: everything `cordon run` will do, computed without doing any of it.
+// `build_plan` is pure, so tests assert the exact bwrap vector without launching anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/session_file.h"
+#include "launcher/inputs/config.h"
+#include "launcher/env/env.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/jail/plan.h"
+#include "launcher/budgets/limits.h"
+#include "launcher/fs/mounts.h"
+#include "launcher/seccomp/policy.h"
+
+namespace cordon {
+
+// File descriptors are planned, not discovered: the launcher places each generated file at
+// exactly this number in the bwrap child, so `cordon argv` prints the real invocation.
+// bwrap reports through kStatusFd whether the command itself started and how it ended.
+inline constexpr int kStatusFd = 9;
+inline constexpr int kSeccompFd = 10;
+inline constexpr int kFirstDataFd = 11;
+
+struct SandboxPlan {
+  std::vector<std::string> argv;       // argv[0] is the bwrap binary
+  std::vector<DataFile> data_files;    // materialised as sealed memfds
+  seccomp::PolicyOptions seccomp;      // compiled to BPF at kSeccompFd
+  EnvList env;
+  std::vector<std::string> writable;   // host paths bound read-write
+  std::string workspace;
+  std::string chdir;
+  std::string agent;
+  SessionInfo session;
+  LimitPlan limits;
+  // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
+  bool inherit_environment = false;  // hand the launcher's environment to bwrap
+  bool skip_seccomp = false;         // no filter at kSeccompFd
+};
+
+// Throws cordon::Error (what + fix) when the request cannot be planned safely.
+// `jail`: the egress jail's plan when network.egress_jail is on (nullptr = no jail): adds the
+// sandbox's resolv.conf (pointing at the jail's DNS forwarder) and records the intended
+// routes in the session file.
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
+                       const jail::JailPlan* jail = nullptr);
+
+// The command to run: the request's command, or the agent's binary when none was given.
+std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,
+                                         const LaunchRequest& request);
+
+}  // namespace cordon

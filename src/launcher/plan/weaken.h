@@ -1,0 +1,20 @@
+// Test-only: deliberately weakened sandboxes, so tests can prove each battery check and probe
+// can FAIL. Compiled only with -DCORDON_TEST_HOOKS=ON; release builds have no such switch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/plan/plan.h"
+
+namespace cordon {
+
+// Names accepted by apply_weakening (for --help and error messages).
+std::vector<std::string> weakening_names();
+
+// Removes or alters one defence in an already built plan. The session file still describes
+// the intended sandbox, which is what lets the battery notice the difference.
+// Throws cordon::Error for an unknown name.
+void apply_weakening(SandboxPlan& plan, const std::string& name);
+
+}  // namespace cordon

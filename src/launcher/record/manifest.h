@@ -1,0 +1,51 @@
+// The run manifest and teardown receipt: a record of every launch (two JSON lines: the
+// manifest, written before the command runs, then the receipt, appended when it ends), in a
+// state directory the sandbox cannot write.
+// It never holds secrets: environment variables are recorded by name only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/inputs/config.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/record/outcome.h"
+#include "launcher/plan/plan.h"
+
+namespace cordon {
+
+// A new session id: UTC start time + 8 random hex digits.
+std::string new_session_id();
+
+struct Receipt {
+  LaunchOutcome outcome;
+  std::vector<std::string> limit_hits;
+  std::vector<std::string> teardown_problems;  // empty = verified clean
+  std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
+  std::string launch_error;                    // set when the launch was refused or failed
+};
+
+class SessionRecord {
+ public:
+  // Writes the manifest (atomically); throws cordon::Error when it cannot, so nothing runs
+  // without a record.
+  SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan);
+
+  // Appends the receipt as the record's second JSON line.
+  void finish(const Receipt& receipt);
+
+  const std::string& id() const { return id_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string id_;
+  std::string path_;
+};
+
+// Teardown check: no process of the sandbox's pid namespace is left.
+std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcome);
+
+}  // namespace cordon

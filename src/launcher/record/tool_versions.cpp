@@ -1,0 +1,53 @@
+#include "launcher/record/tool_versions.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/build_config.h"
+#include "launcher/inputs/paths.h"
+#include "launcher/inputs/state_dirs.h"
+#include "launcher/process/subprocess.h"
+
+namespace cordon {
+namespace {
+
+// "path size mtime" identifies one build of a binary.
+std::string binary_key(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+std::string cached_version(const std::string& cache_file, const std::string& binary) {
+  const std::string key = binary_key(binary);
+  if (key.empty()) return {};
+  std::ifstream in(cache_file);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
+  CapturedRun run = run_capture({binary, "--version"});
+  std::string version = run.output.substr(0, run.output.find('\n'));
+  if (run.exit_code != 0 || version.empty()) return version;  // not cached: ask again next time
+  // Best effort: a cache that cannot be written only costs the next launch a process.
+  std::ofstream out(cache_file, std::ios::app);
+  if (out) out << key << '\t' << version << '\n';
+  return version;
+}
+
+}  // namespace
+
+ToolVersions tool_versions(const HostFacts& facts, const SandboxPlan& plan) {
+  std::string cache = tool_versions_cache(sessions_dir(facts));
+  ToolVersions v;
+  v.cordon = build::kVersion;
+  v.bwrap = cached_version(cache, plan.argv.empty() ? facts.bwrap_path : plan.argv[0]);
+  if (plan.session.egress_jail) v.pasta = cached_version(cache, find_system_binary("pasta"));
+  return v;
+}
+
+}  // namespace cordon

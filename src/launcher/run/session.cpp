@@ -1,0 +1,70 @@
+#include "launcher/run/session.h"
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "common/error.h"
+#include "launcher/budgets/cgroup_session.h"
+#include "launcher/inputs/state_dirs.h"
+#include "launcher/jail/egress_jail.h"
+#include "launcher/record/manifest.h"
+#include "launcher/run/sandbox.h"
+
+namespace cordon {
+
+int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
+  HostFacts facts = facts_for(config, o);
+  // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
+  // missing one is reported with its fix before anything else; never a fallback to the host.
+  std::unique_ptr<jail::EgressJail> jail;
+  if (config.egress_jail) {
+    std::string pasta = jail::check_jail_prerequisites(config);
+    jail = std::make_unique<jail::EgressJail>(jail::plan_jail(config, jail::gather_network_facts()), pasta);
+  }
+  SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
+  SessionRecord record(config, facts, plan);
+  Receipt receipt;
+  std::unique_ptr<cgroup::SessionCgroup> budgets;
+  // The session cgroup's teardown goes into the receipt, after a failed launch too.
+  auto finish_budgets = [&] {
+    if (!budgets) return;
+    cgroup::CgroupFinish finished = budgets->finish();
+    budgets.reset();
+    for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
+    for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
+    receipt.cgroups_removed = finished.removed;
+  };
+  try {
+    // The session's cgroup is made (limits written and read back) before anything forks; the
+    // forked child joins it first, before the jail's namespaces.
+    std::vector<LaunchStage*> stages;
+    if (!plan.limits.cgroup_budgets.empty()) {
+      budgets = std::make_unique<cgroup::SessionCgroup>(plan.limits.cgroup_budgets, record.id());
+      stages.push_back(budgets.get());
+    }
+    if (jail) stages.push_back(jail.get());
+    receipt.outcome = run_sandbox(plan, stages);
+  } catch (const Error& e) {
+    receipt.launch_error = e.what();
+    finish_budgets();
+    record.finish(receipt);
+    throw;
+  }
+  receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
+  receipt.limit_hits = receipt.outcome.limit_hits;
+  finish_budgets();
+  record.finish(receipt);
+  if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
+  for (const auto& hit : receipt.limit_hits)
+    std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
+  if (!receipt.teardown_problems.empty()) {
+    for (const auto& problem : receipt.teardown_problems)
+      std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());
+    std::fprintf(stderr, "cordon: see %s\n", record.path().c_str());
+    return kExitLaunchRefused;
+  }
+  return receipt.outcome.exit_code;
+}
+
+}  // namespace cordon

@@ -1,0 +1,42 @@
+// `cordon status` as a person reads it: budgets in units, weak setups named on line one.
+#include <gtest/gtest.h>
+
+#include "launcher/commands/status.h"
+
+namespace cordon {
+namespace {
+
+StatusView view_with_limits(std::vector<std::string> limits) {
+  StatusView v;
+  v.session.agent = "claude";
+  v.session.workspace = "/src/app";
+  v.session.egress_jail = true;
+  v.session.limits = std::move(limits);
+  return v;
+}
+
+TEST(Status, BudgetsAreShownInUnits) {
+  std::string out = render_status(view_with_limits(
+      {"core=0", "nofile=1024", "as_bytes=8589934592", "memory_max_bytes=4294967296", "pids_max=512",
+       "wall_clock_seconds=28800", "fsize_bytes=1500"}));
+  EXPECT_NE(out.find("  limits       no core dumps, 1024 open files, 8 GiB address space per process, "
+                     "4 GiB memory (cgroup), 512 pids (cgroup), 8 h wall clock, files up to 1500 B\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(render_status(view_with_limits({"wall_clock_seconds=5400"})).find("90 min wall clock"), std::string::npos);
+  EXPECT_NE(render_status(view_with_limits({})).find("  limits       none\n"), std::string::npos);
+  // JSON keeps the raw lines for machines.
+  EXPECT_NE(render_status_json(view_with_limits({"pids_max=512"})).find("\"limits\":[\"pids_max=512\"]"),
+            std::string::npos);
+}
+
+TEST(Status, FirstLineNamesADisabledJail) {
+  StatusView v = view_with_limits({});
+  EXPECT_EQ(render_status(v).find("NOT CONFINED"), std::string::npos);
+  v.session.egress_jail = false;
+  std::string out = render_status(v);
+  EXPECT_NE(out.substr(0, out.find('\n')).find("NETWORK NOT CONFINED"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace cordon

@@ -1,0 +1,177 @@
+// Config parser: strict schema, file:line:column errors, defaults. Table-driven.
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "launcher/inputs/config.h"
+
+namespace cordon {
+namespace {
+
+TEST(Config, DefaultsWhenEmpty) {
+  Config c = parse_config("", "/etc/cordon/cordon.toml");
+  EXPECT_TRUE(c.egress_jail);
+  EXPECT_EQ(c.dns_forward, "auto");
+  EXPECT_EQ(c.proc, ProcMode::Fresh);
+  EXPECT_TRUE(c.agents.count("generic"));
+  EXPECT_TRUE(c.env_allow.empty());
+}
+
+TEST(Config, ParsesEverySection) {
+  Config c = parse_config(R"(
+[workspace]
+root = "/src"
+[environment]
+allow = ["EDITOR", "MY_*"]
+deny = ["MY_SECRET"]
+[home]
+keep = [".vimrc"]
+[filesystem]
+writable = ["/var/cache/x"]
+masks = ["/etc/ssh/ssh_host_ed25519_key"]
+proc = "host-ro"
+[git]
+name = "A B"
+email = "a@b.example"
+[network]
+egress_jail = false
+allow_ip = ["203.0.113.7", "198.51.100.0/24"]
+dns_forward = "198.18.0.53"
+[agents.claude]
+binary = "/usr/local/bin/claude"
+home = [".claude", ".claude.json"]
+env = ["ANTHROPIC_API_KEY"]
+allow_ptrace = true
+)",
+                          "t.toml");
+  EXPECT_EQ(c.workspace_root, "/src");
+  EXPECT_EQ(c.env_allow, (std::vector<std::string>{"EDITOR", "MY_*"}));
+  EXPECT_EQ(c.env_deny, (std::vector<std::string>{"MY_SECRET"}));
+  EXPECT_EQ(c.home_keep_ro, (std::vector<std::string>{".vimrc"}));
+  EXPECT_EQ(c.writable, (std::vector<std::string>{"/var/cache/x"}));
+  EXPECT_EQ(c.proc, ProcMode::HostReadOnly);
+  EXPECT_FALSE(c.egress_jail);
+  EXPECT_EQ(c.allow_ip.size(), 2u);
+  EXPECT_EQ(c.dns_forward, "198.18.0.53");
+  const AgentProfile& p = c.agent("claude");
+  EXPECT_EQ(p.binary, "/usr/local/bin/claude");
+  EXPECT_EQ(p.home, (std::vector<std::string>{".claude", ".claude.json"}));
+  EXPECT_TRUE(p.allow_ptrace);
+  EXPECT_TRUE(c.agents.count("generic"));  // built-ins stay
+  EXPECT_TRUE(c.agents.count("codex"));
+}
+
+struct BadCase {
+  const char* text;
+  const char* expect;  // substring of the one-line error
+};
+
+class ConfigRejects : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ConfigRejects, WithLocationAndKey) {
+  try {
+    parse_config(GetParam().text, "/etc/cordon/cordon.toml");
+    FAIL() << "accepted: " << GetParam().text;
+  } catch (const ConfigError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find(GetParam().expect), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("/etc/cordon/cordon.toml:", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ConfigRejects,
+    ::testing::Values(
+        BadCase{"[workspace]\nroot = 3\n", "2:8: workspace.root: expected a string"},
+        BadCase{"[workspace]\nroot = \"src\"\n", "workspace.root: \"src\" must be an absolute path"},
+        BadCase{"[workspace]\nrooot = \"/x\"\n", "2:1: workspace.rooot: unknown key"},
+        BadCase{"[nope]\n", "nope: unknown key"},
+        BadCase{"[environment]\nallow = [\"A\", \"A\"]\n", "environment.allow: duplicate entry \"A\""},
+        BadCase{"[environment]\nallow = \"A\"\n", "expected an array of strings"},
+        BadCase{"[environment]\nallow = [\"A-B\"]\n", "not an environment variable name"},
+        BadCase{"[environment]\ndeny = [1]\n", "environment.deny: expected a string, found integer"},
+        BadCase{"[home]\nkeep = [\"/abs\"]\n", "must be a path relative to $HOME"},
+        BadCase{"[home]\nkeep = [\"../x\"]\n", "must stay inside $HOME"},
+        BadCase{"[filesystem]\nwritable = [\"rel/path\"]\n", "filesystem.writable: \"rel/path\" must be an absolute path"},
+        BadCase{"[filesystem]\nwritable = [\"/a/../b\"]\n", "must not contain '..'"},
+        BadCase{"[filesystem]\nproc = \"maybe\"\n", "filesystem.proc: must be \"fresh\" or \"host-ro\""},
+        BadCase{"[network]\negress_jail = \"yes\"\n", "network.egress_jail: expected a boolean, found string"},
+        BadCase{"[network]\nallow_ip = [\"10.0.0.1/8\"]\n", "host bits set"},
+        BadCase{"[network]\nallow_ip = [\"300.1.1.1\"]\n", "not an IPv4 address"},
+        BadCase{"[network]\nallow_ip = [\"1.2.3.4/33\"]\n", "prefix length"},
+        BadCase{"[network]\nallow_ip = [\"1.2.3.4\", \"1.2.3.4\"]\n", "duplicate entry"},
+        BadCase{"[network]\ndns_forward = \"here\"\n", "must be \"auto\" or an IPv4 address"},
+        BadCase{"[limits]\nnofile = -1\n", "limits.nofile: must not be negative"},
+        BadCase{"[limits]\ncpu = 1\n", "limits.cpu: unknown key"},
+        BadCase{"[limits]\nbest_effort = [\"cpu\"]\n", "\"cpu\" is not a limit name"},
+        BadCase{"[agents.claude]\nbinary = \"claude\"\n", "agents.claude.binary: \"claude\" must be an absolute path"},
+        BadCase{"[agents.claude]\nhome = [\".claude\"]\nhme = 1\n", "agents.claude.hme: unknown key"},
+        BadCase{"[agents.\"a b\"]\n", "profile names use letters"},
+        BadCase{"[agents]\nclaude = 1\n", "agents.claude: expected a table"},
+        BadCase{"[git]\nname = \"a\"\nname = \"b\"\n", "3:8: Error while parsing key-value pair: cannot redefine"},
+        BadCase{"[workspace\n", "1:"},                             // malformed TOML
+        BadCase{"x = \"unterminated\n", "1:"},
+        BadCase{"= 1\n", "1:"}));
+
+TEST(Config, ShippedAgentProfiles) {
+  Config c = default_config();
+  EXPECT_EQ(c.agent("claude").home, (std::vector<std::string>{".claude", ".claude.json"}));
+  EXPECT_EQ(c.agent("claude").env, (std::vector<std::string>{"ANTHROPIC_API_KEY"}));
+  EXPECT_EQ(c.agent("codex").home, (std::vector<std::string>{".codex"}));
+  EXPECT_EQ(c.agent("gemini").home, (std::vector<std::string>{".gemini"}));
+  EXPECT_TRUE(c.agent("generic").home.empty());
+  // A profile in the file replaces the shipped one.
+  Config custom = parse_config("[agents.claude]\nhome = [\".claude\"]\n", "t.toml");
+  EXPECT_EQ(custom.agent("claude").home, std::vector<std::string>{".claude"});
+  EXPECT_FALSE(custom.agent("claude").builtin);
+}
+
+TEST(Config, UnknownAgentNamesFix) {
+  Config c = default_config();
+  try {
+    c.agent("nobody");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.fix()).find("generic"), std::string::npos);
+  }
+}
+
+TEST(Config, MissingFileMeansDefaults) {
+  Config c = load_config("/nonexistent/cordon.toml");
+  EXPECT_FALSE(c.file_found);
+  EXPECT_EQ(c.source_path, "/nonexistent/cordon.toml");
+  EXPECT_TRUE(c.egress_jail);
+}
+
+// Garbage must never crash the parser or be accepted silently: every outcome is either a
+// parsed config or a ConfigError. Deterministic pseudo-random mutations of a valid file.
+TEST(Config, MutationFuzzNeverCrashes) {
+  const std::string seed = "[network]\negress_jail = true\nallow_ip = [\"10.1.2.3\"]\n[agents.x]\nhome = [\".x\"]\n";
+  const std::string alphabet = "[]=\"'.,/\\\n #\t{}0129azAZ-_\x01\xff";
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  int rejected = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string text = seed;
+    int edits = 1 + next() % 4;
+    for (int e = 0; e < edits; ++e) {
+      size_t pos = next() % (text.size() + 1);
+      char c = alphabet[next() % alphabet.size()];
+      switch (next() % 3) {
+        case 0: text.insert(pos, 1, c); break;
+        case 1: if (pos < text.size()) text.erase(pos, 1); break;
+        default: if (pos < text.size()) text[pos] = c; break;
+      }
+    }
+    try {
+      parse_config(text, "fuzz.toml");
+    } catch (const ConfigError&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 1000);  // most mutations are invalid and must be reported as such
+}
+
+}  // namespace
+}  // namespace cordon

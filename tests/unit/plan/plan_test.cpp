@@ -1,0 +1,400 @@
+// The pure plan builder: exact bwrap vector for a known host, ordering rules, refusals.
+// Nothing here launches a process.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/session_file.h"
+#include "launcher/env/env.h"
+#include "launcher/fs/gitconfig.h"
+#include "launcher/plan/plan.h"
+
+namespace cordon {
+namespace {
+
+HostFacts sample_facts() {
+  HostFacts f;
+  f.uid = 1000;
+  f.gid = 1000;
+  f.user = "dev";
+  f.home = "/home/dev";
+  f.cwd = "/src/app/lib";
+  f.workspace = "/src/app";
+  f.workspace_asked = "/src/app";
+  f.bwrap_path = "/usr/bin/bwrap";
+  f.libexec_dir = "/usr/local/libexec/cordon";
+  f.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/home/dev"}, {"TERM", "xterm"},
+           {"LC_ALL", "C.UTF-8"},    {"GH_TOKEN", "ghp_secret"}, {"OPENAI_API_KEY", "sk-x"},
+           {"AWS_SECRET_ACCESS_KEY", "aws"}, {"DISPLAY", ":0"}, {"SSH_AUTH_SOCK", "/tmp/agent"},
+           {"IS_SANDBOX", "0"}, {"EDITOR", "vi"}};
+  for (const char* p : {"/run/user", "/etc/shadow", "/etc/sudoers", "/home/dev", "/src/app",
+                        "/usr/local/libexec/cordon", "/usr/local/libexec/cordon/empty", "/home/dev/.claude", "/home/dev/.vimrc"})
+    f.existing_paths.insert(p);
+  for (const char* d : {"/run/user", "/home/dev", "/src/app", "/usr/local/libexec/cordon", "/home/dev/.claude"})
+    f.directories.insert(d);
+  f.namespaces = {{"pid", "pid:[1]"}, {"ipc", "ipc:[2]"}};
+  return f;
+}
+
+LaunchRequest request(std::vector<std::string> command = {"sh", "-c", "true"}) {
+  LaunchRequest r;
+  r.command = std::move(command);
+  return r;
+}
+
+Config no_jail() {
+  Config c = default_config();
+  c.source_path = "/etc/cordon/cordon.toml";
+  c.egress_jail = false;
+  return c;
+}
+
+// Index of the first occurrence of the subsequence `needle` in `argv`, or npos.
+size_t find_seq(const std::vector<std::string>& argv, std::vector<std::string> needle) {
+  auto it = std::search(argv.begin(), argv.end(), needle.begin(), needle.end());
+  return it == argv.end() ? std::string::npos : static_cast<size_t>(it - argv.begin());
+}
+
+TEST(Plan, ExactVectorForAKnownHost) {
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  std::vector<std::string> expected = {
+      "/usr/bin/bwrap",
+      "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "cordon",
+      "--unshare-cgroup-try", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent",
+      "--json-status-fd", "9", "--clearenv",
+      "--setenv", "LC_ALL", "C.UTF-8",
+      "--setenv", "PATH", "/usr/bin:/bin",
+      "--setenv", "TERM", "xterm",
+      "--setenv", "USER", "dev",
+      "--setenv", "HOME", "/home/dev",
+      "--setenv", "IS_SANDBOX", "1",
+      "--setenv", "GIT_CONFIG_GLOBAL", "/run/cordon/gitconfig",
+      "--setenv", "GIT_CONFIG_SYSTEM", "/dev/null",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+      "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
+      "--tmpfs", "/src",
+      "--tmpfs", "/home/dev",
+      "--bind", "/src/app", "/src/app",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.netrc",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.Xauthority",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.ICEauthority",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/shadow",
+      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/sudoers",
+      "--tmpfs", "/run/cordon",
+      "--ro-bind-data", "11", "/run/cordon/gitconfig",
+      "--ro-bind-data", "12", "/run/cordon/session",
+      "--remount-ro", "/run/cordon",
+      "--ro-bind", "/usr/local/libexec/cordon", "/usr/local/libexec/cordon",
+      "--remount-ro", "/src",
+      "--seccomp", "10", "--chdir", "/src/app/lib", "--", "sh", "-c", "true"};
+  EXPECT_EQ(plan.argv, expected);
+  EXPECT_EQ(plan.writable, std::vector<std::string>{"/src/app"});
+  ASSERT_EQ(plan.data_files.size(), 2u);
+  EXPECT_EQ(plan.data_files[0].fd, 11);
+  EXPECT_EQ(plan.data_files[1].fd, 12);
+}
+
+TEST(Plan, IsDeterministic) {
+  EXPECT_EQ(build_plan(no_jail(), sample_facts(), request()).argv,
+            build_plan(no_jail(), sample_facts(), request()).argv);
+}
+
+TEST(Plan, CredentialVariablesNeverPass) {
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  for (const char* name : {"GH_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "DISPLAY", "SSH_AUTH_SOCK", "EDITOR"})
+    EXPECT_EQ(find_seq(plan.argv, {"--setenv", name}), std::string::npos) << name;
+  // The host's IS_SANDBOX=0 cannot override the sentinel.
+  EXPECT_NE(find_seq(plan.argv, {"--setenv", "IS_SANDBOX", "1"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--setenv", "IS_SANDBOX", "0"}), std::string::npos);
+}
+
+TEST(Plan, AllowAndDenyLists) {
+  Config c = no_jail();
+  c.env_allow = {"EDITOR", "AWS_*"};
+  c.env_deny = {"AWS_SECRET_ACCESS_KEY"};
+  SandboxPlan plan = build_plan(c, sample_facts(), request());
+  EXPECT_NE(find_seq(plan.argv, {"--setenv", "EDITOR", "vi"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--setenv", "AWS_SECRET_ACCESS_KEY"}), std::string::npos);  // deny wins
+}
+
+TEST(Plan, ClearenvComesBeforeEverySetenv) {
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  size_t clear = find_seq(plan.argv, {"--clearenv"});
+  size_t first_set = find_seq(plan.argv, {"--setenv"});
+  ASSERT_NE(clear, std::string::npos);
+  EXPECT_LT(clear, first_set);
+}
+
+TEST(Plan, HomeInversionOrdering) {
+  Config c = no_jail();
+  c.home_keep_ro = {".vimrc", ".absent"};
+  AgentProfile claude{"claude", "", {".claude", ".claude.json"}, {}, false, false};
+  c.agents["claude"] = claude;
+  LaunchRequest r = request();
+  r.agent = "claude";
+  SandboxPlan plan = build_plan(c, sample_facts(), r);
+  size_t home_tmpfs = find_seq(plan.argv, {"--tmpfs", "/home/dev"});
+  size_t keep = find_seq(plan.argv, {"--ro-bind", "/home/dev/.vimrc", "/home/dev/.vimrc"});
+  size_t agent_dir = find_seq(plan.argv, {"--bind", "/home/dev/.claude", "/home/dev/.claude"});
+  size_t netrc = find_seq(plan.argv, {"/home/dev/.netrc"});
+  ASSERT_NE(home_tmpfs, std::string::npos);
+  EXPECT_LT(home_tmpfs, keep);
+  EXPECT_LT(home_tmpfs, agent_dir);
+  EXPECT_LT(agent_dir, netrc);  // masks after the binds they could sit under
+  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/home/dev/.absent", "/home/dev/.absent"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--bind", "/home/dev/.claude.json", "/home/dev/.claude.json"}), std::string::npos);
+  EXPECT_EQ(plan.writable, (std::vector<std::string>{"/home/dev/.claude", "/src/app"}));
+  EXPECT_EQ(plan.session.agent, "claude");
+}
+
+TEST(Plan, ExtraWritablePathsComeAfterMasks) {
+  Config c = no_jail();
+  c.writable = {"/run/user/1000/bus"};
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/run/user/1000/bus");
+  SandboxPlan plan = build_plan(c, f, request());
+  size_t punch = find_seq(plan.argv, {"--bind", "/run/user/1000/bus", "/run/user/1000/bus"});
+  size_t run_user_mask = find_seq(plan.argv, {"--tmpfs", "/run/user"});
+  size_t last_mask = find_seq(plan.argv, {"/etc/sudoers"});
+  ASSERT_NE(punch, std::string::npos);
+  EXPECT_GT(punch, run_user_mask);
+  EXPECT_GT(punch, last_mask);
+}
+
+TEST(Plan, OnlyPlannedPathsAreWritable) {
+  // Every read-write bind in the vector is the workspace, an agent dir or a configured path.
+  Config c = no_jail();
+  c.writable = {"/var/cache/tool"};
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/var/cache/tool");
+  SandboxPlan plan = build_plan(c, f, request());
+  std::vector<std::string> rw;
+  for (size_t i = 0; i + 1 < plan.argv.size(); ++i)
+    if (plan.argv[i] == "--bind") rw.push_back(plan.argv[i + 1]);
+  EXPECT_EQ(rw, (std::vector<std::string>{"/src/app", "/var/cache/tool"}));
+  EXPECT_EQ(plan.writable, rw);
+}
+
+TEST(Plan, SystemMasksOnlyWherePresent) {
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  EXPECT_EQ(find_seq(plan.argv, {"/etc/gshadow"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--tmpfs", "/run/secrets"}), std::string::npos);
+}
+
+TEST(Plan, ProcWritableCornersAreReadOnly) {
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/proc/sysrq-trigger");
+  SandboxPlan plan = build_plan(no_jail(), f, request());
+  size_t proc = find_seq(plan.argv, {"--proc", "/proc"});
+  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sys", "/proc/sys"}), proc + 2);
+  EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"}), proc + 5);
+}
+
+TEST(Plan, WorkspaceSiblingsAreHidden) {
+  HostFacts f = sample_facts();
+  auto parent_mask = [&](const std::string& ws) {
+    f.workspace = ws;
+    f.directories.insert(ws);
+    return siblings_mask(no_jail(), f);
+  };
+  EXPECT_EQ(parent_mask("/src/app"), "/src");
+  EXPECT_EQ(parent_mask("/srv/projects/app"), "/srv/projects");
+  EXPECT_EQ(parent_mask("/app"), "");               // parent is /
+  EXPECT_EQ(parent_mask("/tmp/ws"), "");            // /tmp is a tmpfs already
+  EXPECT_EQ(parent_mask("/home/dev/src/app"), "");  // inside the inverted home
+  EXPECT_EQ(parent_mask("/opt/app"), "");           // /opt itself holds tools
+  EXPECT_EQ(parent_mask("/opt/projects/app"), "/opt/projects");
+  EXPECT_EQ(parent_mask("/var/tmp/x/ws"), "/var/tmp/x");
+  EXPECT_EQ(parent_mask("/usr/src/linux"), "");     // the OS tree
+  Config keep = no_jail();
+  keep.hide_siblings = false;
+  f.workspace = "/src/app";
+  EXPECT_EQ(siblings_mask(keep, f), "");
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  EXPECT_LT(find_seq(plan.argv, {"--tmpfs", "/src"}), find_seq(plan.argv, {"--bind", "/src/app", "/src/app"}));
+}
+
+TEST(Plan, HostProcFallbackIsExplicit) {
+  Config c = no_jail();
+  c.proc = ProcMode::HostReadOnly;
+  SandboxPlan plan = build_plan(c, sample_facts(), request());
+  EXPECT_NE(find_seq(plan.argv, {"--ro-bind", "/proc", "/proc"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--proc", "/proc"}), std::string::npos);
+}
+
+TEST(Plan, ChdirFallsBackToWorkspace) {
+  HostFacts f = sample_facts();
+  f.cwd = "/elsewhere";
+  SandboxPlan plan = build_plan(no_jail(), f, request());
+  EXPECT_NE(find_seq(plan.argv, {"--chdir", "/src/app", "--"}), std::string::npos);
+}
+
+TEST(Plan, PtraceSwitchFollowsProfile) {
+  Config c = no_jail();
+  c.agents["dbg"] = AgentProfile{"dbg", "", {}, {}, true};
+  LaunchRequest r = request();
+  r.agent = "dbg";
+  EXPECT_TRUE(build_plan(c, sample_facts(), r).seccomp.allow_ptrace);
+  EXPECT_FALSE(build_plan(c, sample_facts(), request()).seccomp.allow_ptrace);
+}
+
+TEST(Plan, SessionFileDescribesIntent) {
+  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
+  std::string problem;
+  auto parsed = parse_session(plan.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->workspace, "/src/app");
+  EXPECT_EQ(parsed->writable, std::vector<std::string>{"/src/app"});
+  EXPECT_EQ(parsed->host_namespaces.at("pid"), "pid:[1]");
+  EXPECT_EQ(parsed->config_path, "/etc/cordon/cordon.toml");
+  EXPECT_NE(std::find(parsed->env_names.begin(), parsed->env_names.end(), "IS_SANDBOX"), parsed->env_names.end());
+  EXPECT_FALSE(parsed->egress_jail);
+}
+
+TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
+  Config c = no_jail();
+  c.limits = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
+  HostFacts f = sample_facts();
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
+  SandboxPlan plan = build_plan(c, f, request());
+  ASSERT_EQ(plan.limits.cgroup_budgets.size(), 2u);
+  std::string problem;
+  auto parsed = parse_session(plan.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->limits, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
+  EXPECT_EQ(parsed->cgroup_parents, (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
+                                                                       {"pids", "/sys/fs/cgroup/user.slice/run-1.scope"}}));
+  EXPECT_NE(plan.data_files[1].content.find("\ncgroup_parent pids /sys/fs/cgroup/user.slice/run-1.scope\n"),
+            std::string::npos);
+}
+
+struct Refusal {
+  const char* name;
+  void (*mutate)(Config&, HostFacts&, LaunchRequest&);
+  const char* expect;
+};
+
+class PlanRefuses : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(PlanRefuses, WithWhatAndFix) {
+  Config c = no_jail();
+  HostFacts f = sample_facts();
+  LaunchRequest r = request();
+  GetParam().mutate(c, f, r);
+  try {
+    build_plan(c, f, r);
+    FAIL() << "planned despite: " << GetParam().name;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().expect), std::string::npos) << e.what();
+    EXPECT_FALSE(e.fix().empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, PlanRefuses,
+    ::testing::Values(
+        Refusal{"no mask file", [](Config&, HostFacts& f, LaunchRequest&) { f.existing_paths.erase("/usr/local/libexec/cordon/empty"); }, "mask file"},
+        Refusal{"no bwrap", [](Config&, HostFacts& f, LaunchRequest&) { f.bwrap_path.clear(); }, "bwrap"},
+        Refusal{"missing workspace", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace.clear(); f.workspace_asked = "/nope"; }, "/nope does not exist"},
+        Refusal{"workspace is home", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev"; }, "contains the home directory"},
+        Refusal{"workspace is /", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/"; f.directories.insert("/"); }, "contains the home directory"},
+        Refusal{"workspace a file", [](Config&, HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); }, "not a directory"},
+        Refusal{"home is /", [](Config&, HostFacts& f, LaunchRequest&) { f.home = "/"; }, "home directory"},
+        Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.writable = {"/nope"}; }, "writable path /nope"},
+        Refusal{"agent binary missing", [](Config& c, HostFacts&, LaunchRequest& r) {
+                  c.agents["codex"] = AgentProfile{"codex", "/usr/local/bin/codex", {}, {}, false};
+                  r.agent = "codex"; }, "binary /usr/local/bin/codex does not exist"},
+        Refusal{"unknown agent", [](Config&, HostFacts&, LaunchRequest& r) { r.agent = "ghost"; }, "unknown agent profile"},
+        Refusal{"no command", [](Config&, HostFacts&, LaunchRequest& r) { r.command.clear(); }, "no command"},
+        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; }, "cannot be enforced here"},
+        Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
+        Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
+        Refusal{"unknown limit override", [](Config&, HostFacts&, LaunchRequest& r) { r.limit_overrides = {"cpu=1"}; }, "NAME=NUMBER"},
+        Refusal{"newline in workspace", [](Config&, HostFacts& f, LaunchRequest&) {
+                  f.workspace = "/src/a\nb"; f.directories.insert(f.workspace); }, "newline"}),
+    [](const auto& info) {
+      std::string n = info.param.name;
+      for (auto& ch : n) if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
+  HostFacts f = sample_facts();
+  LaunchRequest r;
+  r.agent = "codex";
+  try {
+    build_plan(no_jail(), f, r);
+    FAIL() << "planned a missing agent binary";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.fix()).find("cordon shim install --agent codex"), std::string::npos);
+  }
+  f.existing_paths.insert("/usr/local/libexec/cordon/agents/codex");
+  SandboxPlan plan = build_plan(no_jail(), f, r);
+  EXPECT_EQ(plan.argv.back(), "/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(plan.session.agent_binary, "/usr/local/libexec/cordon/agents/codex");
+  // With an explicit command the shim-less agent still runs (e.g. a shell in its profile).
+  r.command = {"bash"};
+  f.existing_paths.erase("/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(build_plan(no_jail(), f, r).argv.back(), "bash");
+}
+
+TEST(Plan, AgentBinaryRunsWhenNoCommand) {
+  Config c = no_jail();
+  c.agents["claude"] = AgentProfile{"claude", "/opt/claude/bin/claude", {".claude"}, {}, false};
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/opt/claude/bin/claude");
+  LaunchRequest r;
+  r.agent = "claude";
+  SandboxPlan plan = build_plan(c, f, r);
+  EXPECT_EQ(plan.argv.back(), "/opt/claude/bin/claude");
+  EXPECT_EQ(plan.argv[plan.argv.size() - 2], "--");
+}
+
+TEST(Limits, PlannedFromConfigAndOverrides) {
+  Config c = no_jail();
+  c.limits = {{"nofile", 256}, {"fsize_bytes", 1 << 20}, {"wall_clock_seconds", 60}, {"pids_max", 100}};
+  c.limits_best_effort = {"pids_max"};
+  LaunchRequest r = request();
+  r.limit_overrides = {"nofile=128", "as_bytes=1000000000"};
+  SandboxPlan plan = build_plan(c, sample_facts(), r);
+  EXPECT_EQ(plan.limits.wall_clock_seconds, 60);
+  std::map<std::string, rlim_t> set;
+  for (const auto& l : plan.limits.rlimits) set[l.name] = l.value;
+  EXPECT_EQ(set.at("core"), 0u);
+  EXPECT_EQ(set.at("nofile"), 128u);  // lowered for this run
+  EXPECT_EQ(set.at("fsize_bytes"), 1u << 20);
+  EXPECT_EQ(set.at("as_bytes"), 1000000000u);
+  ASSERT_EQ(plan.limits.not_enforced.size(), 1u);
+  EXPECT_EQ(plan.limits.not_enforced[0].rfind("pids_max", 0), 0u);
+}
+
+TEST(GitConfig, IdentityPrecedenceAndEscaping) {
+  Config c = no_jail();
+  HostFacts f = sample_facts();
+  EXPECT_NE(render_gitconfig(c, f).find("email = \"dev@cordon.invalid\""), std::string::npos);
+  f.git_user_email = "host@example.org";
+  EXPECT_NE(render_gitconfig(c, f).find("email = \"host@example.org\""), std::string::npos);
+  c.git_email = "ops@example.org";
+  c.git_name = "Evil\"\n[core]\n\tsshCommand = x";
+  std::string text = render_gitconfig(c, f);
+  EXPECT_NE(text.find("email = \"ops@example.org\""), std::string::npos);
+  EXPECT_EQ(text.find("\n[core]"), std::string::npos) << text;  // no section injection
+  EXPECT_NE(text.find("[safe]\n\tdirectory = \"/src/app\""), std::string::npos);
+}
+
+TEST(GitConfig, ParsesHostIdentity) {
+  auto [name, email] = parse_git_identity("[core]\n\temail = no\n[User]\n\tname = Ada L\n\temail = \"ada@x.org\"\n");
+  EXPECT_EQ(name, "Ada L");
+  EXPECT_EQ(email, "ada@x.org");
+}
+
+TEST(Env, PrefixPatterns) {
+  EXPECT_TRUE(env_name_matches("LC_*", "LC_ALL"));
+  EXPECT_FALSE(env_name_matches("LC_*", "LANG"));
+  EXPECT_TRUE(env_name_matches("TERM", "TERM"));
+  EXPECT_FALSE(env_name_matches("TERM", "TERMINFO"));
+}
+
+}  // namespace
+}  // namespace cordon
