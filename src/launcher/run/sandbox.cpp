@@ -22,15 +22,13 @@
 #include "common/memfd.h"
 #include "common/unique_fd.h"
 #include "launcher/process/child_process.h"
+#include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
 
 extern char** environ;
 
 namespace cordon {
 namespace {
-
-// Held blocked around a launch, forwarded to the sandbox while it runs.
-constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 // One descriptor to place at a planned number in the bwrap child.
 struct Placement {
@@ -142,121 +140,70 @@ std::vector<std::string> reap_survivors() {
   return survivors;
 }
 
-}  // namespace
+// Everything the bwrap child gets at a planned number, and the launcher's ends of the pipes.
+struct Descriptors {
+  UniqueFd filter;              // the seccomp BPF (none when a test hook skips it)
+  std::vector<UniqueFd> files;  // the generated files, as sealed memfds
+  UniqueFd status_read, status_write;  // bwrap's --json-status-fd
+  UniqueFd error_read, error_write;    // a launch stage's "what\nfix" report from the child
+  std::vector<Placement> placements;
+};
 
-TerminationSignalsBlocked::TerminationSignalsBlocked() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : kTerminationSignals) sigaddset(&set, sig);
-  ::sigprocmask(SIG_BLOCK, &set, &previous_);
+void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) throw Error(errno_text("pipe", errno));
+  read_end = UniqueFd(ends[0]);
+  write_end = UniqueFd(ends[1]);
 }
 
-TerminationSignalsBlocked::~TerminationSignalsBlocked() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
-
-LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<UniqueFd> owned;
-  std::vector<Placement> placements;
-
-  UniqueFd filter;
+void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   if (!plan.skip_seccomp) {
-    filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
-    placements.push_back({filter.get(), kSeccompFd});
+    d.filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
+    d.placements.push_back({d.filter.get(), kSeccompFd});
   }
   for (const auto& file : plan.data_files) {
-    owned.push_back(sealed_memfd_with("cordon:" + file.dest, file.content));
-    placements.push_back({owned.back().get(), file.fd});
+    d.files.push_back(sealed_memfd_with("cordon:" + file.dest, file.content));
+    d.placements.push_back({d.files.back().get(), file.fd});
   }
-  int status_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) throw Error(errno_text("pipe", errno));
-  UniqueFd status_read(status_pipe[0]);
-  UniqueFd status_write(status_pipe[1]);
-  placements.push_back({status_write.get(), kStatusFd});
-  int error_pipe[2];
-  if (::pipe2(error_pipe, O_CLOEXEC) != 0) throw Error(errno_text("pipe", errno));
-  UniqueFd error_read(error_pipe[0]);
-  UniqueFd error_write(error_pipe[1]);
+  make_pipe(d.status_read, d.status_write);
+  d.placements.push_back({d.status_write.get(), kStatusFd});
+  make_pipe(d.error_read, d.error_write);
+}
 
-  std::vector<char*> argv;
-  for (const auto& arg : plan.argv) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-
-  // Signals arrive through sigwaitinfo, so forwarding cannot race with the child's exit.
-  sigset_t watched, original;
-  sigemptyset(&watched);
-  sigaddset(&watched, SIGCHLD);
-  for (int sig : kTerminationSignals) sigaddset(&watched, sig);
-  if (::sigprocmask(SIG_BLOCK, &watched, &original) != 0) throw Error(errno_text("sigprocmask", errno));
-  struct MaskRestore {
-    sigset_t mask;
-    ~MaskRestore() { ::sigprocmask(SIG_SETMASK, &mask, nullptr); }
-  } restore{original};
-  // The sandbox starts with the signals the launcher watches unblocked, even when the caller
-  // holds them blocked around setup and teardown (TerminationSignalsBlocked).
-  sigset_t child_mask = original;
-  sigdelset(&child_mask, SIGCHLD);
-  for (int sig : kTerminationSignals) sigdelset(&child_mask, sig);
-
-  // A terminal's Ctrl-C or hang-up that arrived while the launcher was setting up (signals
-  // held blocked) reached no sandbox: stop here instead of starting one the user interrupted.
-  sigset_t pending;
-  if (::sigpending(&pending) == 0)
-    for (int sig : kTerminationSignals)
-      if (sigismember(&pending, sig)) {
-        sigset_t one;
-        sigemptyset(&one);
-        sigaddset(&one, sig);
-        timespec now{0, 0};
-        ::sigtimedwait(&one, nullptr, &now);
-        throw Error(std::string("interrupted by SIG") + ::sigabbrev_np(sig) + " before the sandbox started; nothing ran",
-                    "", 128 + sig);
-      }
-
+// The forked child: the stages, the rlimits, then bwrap. Never returns.
+[[noreturn]] void run_child(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
+                            std::vector<int>& moved, char* const argv[], const sigset_t& child_mask) {
+  run_stages_in_child(stages, d.error_write.get());
+  if (!apply_rlimits(plan.limits)) {
+    const char report[] = "could not apply the session's resource limits (setrlimit)\n";
+    ssize_t ignored = ::write(d.error_write.get(), report, sizeof report - 1);
+    (void)ignored;
+    ::_exit(kExitLaunchRefused);
+  }
   // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
   char* empty_env[] = {nullptr};
-  char** envp = plan.inherit_environment ? environ : empty_env;
-  std::vector<int> moved(placements.size());
-  // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
-  // the launcher, which reaps them, instead of lingering as zombies under the host's init.
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  pid_t pid = ::fork();
-  if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) {
-    run_stages_in_child(stages, error_write.get());
-    if (!apply_rlimits(plan.limits)) {
-      const char report[] = "could not apply the session's resource limits (setrlimit)\n";
-      ssize_t ignored = ::write(error_write.get(), report, sizeof report - 1);
-      (void)ignored;
-      ::_exit(kExitLaunchRefused);
-    }
-    exec_bwrap(placements, moved, argv.data(), envp, child_mask);
-  }
-  ChildProcess child(pid);
-  status_write.reset();
-  error_write.reset();
-  for (LaunchStage* stage : stages) {
-    try {
-      stage->after_fork(pid);
-    } catch (const Error&) {
-      // The child's own report (why it stopped) is more precise than the parent's view.
-      child.kill_and_reap();
-      throw_child_report(read_all(error_read.get()));
-      throw;
-    }
-  }
+  exec_bwrap(d.placements, moved, argv, plan.inherit_environment ? environ : empty_env, child_mask);
+}
 
+struct Supervision {
   int wait_status = 0;
-  const auto deadline = started + std::chrono::seconds(plan.limits.wall_clock_seconds);
   bool wall_clock_hit = false;
+};
+
+// Waits for bwrap's monitor to exit, forwarding termination signals and keeping the wall clock.
+Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wall_clock_seconds,
+                      std::chrono::steady_clock::time_point started) {
+  Supervision result;
+  const auto deadline = started + std::chrono::seconds(wall_clock_seconds);
   for (;;) {
     siginfo_t info{};
     int sig;
-    if (plan.limits.wall_clock_seconds > 0 && !wall_clock_hit) {
+    if (wall_clock_seconds > 0 && !result.wall_clock_hit) {
       auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
         // every process of its pid namespace.
-        wall_clock_hit = true;
+        result.wall_clock_hit = true;
         ::kill(child.pid(), SIGKILL);
         continue;
       }
@@ -272,8 +219,8 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
     }
     if (sig == SIGCHLD) {
       if (auto status = child.try_wait()) {
-        wait_status = *status;
-        break;
+        result.wait_status = *status;
+        return result;
       }
       continue;
     }
@@ -281,27 +228,66 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
     // sends it); only signals sent to the launcher alone are passed on.
     if (info.si_code != SI_KERNEL) ::kill(child.pid(), sig);
   }
+}
+
+// bwrap exited without starting the command: the most precise reason there is.
+[[noreturn]] void throw_setup_failure(const SandboxPlan& plan, int wait_status, int error_read) {
+  throw_child_report(read_all(error_read));
+  if (WEXITSTATUS(wait_status) == 127)
+    throw Error("could not execute " + plan.argv[0], "reinstall bubblewrap: apt-get install bubblewrap");
+  throw Error("sandbox setup failed (bwrap exited with status " + std::to_string(WEXITSTATUS(wait_status)) +
+                  " before starting the command; its message is above)",
+              "run `cordon doctor` to check the host; nothing ran");
+}
+
+}  // namespace
+
+LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
+  const auto started = std::chrono::steady_clock::now();
+  Descriptors d;
+  prepare_descriptors(plan, d);
+  std::vector<char*> argv;
+  for (const auto& arg : plan.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+
+  SignalWatch signals;
+  const sigset_t child_mask = signals.child_mask();
+  signals.throw_if_interrupted();
+  std::vector<int> moved(d.placements.size());  // scratch for the child: no allocation after fork
+  // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
+  // the launcher, which reaps them, instead of lingering as zombies under the host's init.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  pid_t pid = ::fork();
+  if (pid < 0) throw Error(errno_text("fork", errno));
+  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), child_mask);
+  ChildProcess child(pid);
+  d.status_write.reset();
+  d.error_write.reset();
+  for (LaunchStage* stage : stages) {
+    try {
+      stage->after_fork(pid);
+    } catch (const Error&) {
+      // The child's own report (why it stopped) is more precise than the parent's view.
+      child.kill_and_reap();
+      throw_child_report(read_all(d.error_read.get()));
+      throw;
+    }
+  }
+  const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started);
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
-  const std::string status = read_all(status_read.get());
+  const std::string status = read_all(d.status_read.get());
   LaunchOutcome outcome;
   outcome.command_ran = !status_field(status, "exit-code").empty();
-  outcome.exit_code = exit_code_from_wait_status(wait_status);
-  outcome.duration_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");
+  outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
+  outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (ended.wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");
   for (const auto& r : plan.limits.rlimits)
     if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
   for (LaunchStage* stage : stages) stage->after_exit();
   outcome.survivors = reap_survivors();
-  if (WIFEXITED(wait_status) && !outcome.command_ran) {
-    throw_child_report(read_all(error_read.get()));
-    if (WEXITSTATUS(wait_status) == 127)
-      throw Error("could not execute " + plan.argv[0], "reinstall bubblewrap: apt-get install bubblewrap");
-    throw Error("sandbox setup failed (bwrap exited with status " +
-                    std::to_string(WEXITSTATUS(wait_status)) + " before starting the command; its message is above)",
-                "run `cordon doctor` to check the host; nothing ran");
-  }
+  if (WIFEXITED(ended.wait_status) && !outcome.command_ran)
+    throw_setup_failure(plan, ended.wait_status, d.error_read.get());
   return outcome;
 }
 
