@@ -55,6 +55,35 @@ class NotASubreaper {
   int was_ = 0;
 };
 
+// Ports forwarded in neither direction (-t/-u/-T/-U none) and no gateway-to-host-loopback
+// mapping: the host's own services stay out of reach. IPv4 only; DNS sent to the forwarder
+// address goes to the host's resolver.
+std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder, const std::string& dns_forward,
+                                    const std::string& pid_file) {
+  std::vector<std::string> args = {pasta_path, "--config-net", "-4", "-t", "none", "-u", "none", "-T", "none",
+                                   "-U", "none", "--no-map-gw", "--dns-forward", dns_forward,
+                                   "-P", pid_file, "-q"};
+  // As root pasta would switch to "nobody", who cannot enter the holder's user namespace.
+  if (::geteuid() == 0) args.insert(args.end(), {"--runas", "0"});
+  args.push_back(std::to_string(holder));
+  return args;
+}
+
+// The forked child: its own session (a terminal's Ctrl-C must not end it mid-session),
+// default signals, no inherited descriptors, no environment. Never returns.
+[[noreturn]] void exec_pasta(char* const argv[], int log_fd) {
+  ::setsid();
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
+  ::syscall(SYS_close_range, 3U, ~0U, 0U);
+  char* empty_env[] = {nullptr};
+  ::execve(argv[0], argv, empty_env);
+  ::_exit(127);
+}
+
 }  // namespace
 
 void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string& dns_forward) {
@@ -64,15 +93,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
   const std::string pid_file = temp_dir_ + "/pasta.pid";
   const std::string log_file = temp_dir_ + "/pasta.log";
 
-  // Ports forwarded in neither direction (-t/-u/-T/-U none) and no gateway-to-host-loopback
-  // mapping: the host's own services stay out of reach. IPv4 only; DNS sent to the forwarder
-  // address goes to the host's resolver.
-  std::vector<std::string> args = {pasta_path, "--config-net", "-4", "-t", "none", "-u", "none", "-T", "none",
-                                   "-U", "none", "--no-map-gw", "--dns-forward", dns_forward,
-                                   "-P", pid_file, "-q"};
-  // As root pasta would switch to "nobody", who cannot enter the holder's user namespace.
-  if (::geteuid() == 0) args.insert(args.end(), {"--runas", "0"});
-  args.push_back(std::to_string(holder));
+  std::vector<std::string> args = pasta_args(pasta_path, holder, dns_forward, pid_file);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -85,20 +106,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
   NotASubreaper not_a_subreaper;
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("egress jail: fork", errno), kFixReport);
-  if (pid == 0) {
-    // Its own session (a terminal's Ctrl-C must not end it mid-session), default signals,
-    // no inherited descriptors, no environment.
-    ::setsid();
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(log.get(), 1) < 0 || ::dup2(log.get(), 2) < 0) ::_exit(127);
-    ::syscall(SYS_close_range, 3U, ~0U, 0U);
-    char* empty_env[] = {nullptr};
-    ::execve(argv[0], argv.data(), empty_env);
-    ::_exit(127);
-  }
+  if (pid == 0) exec_pasta(argv.data(), log.get());
   // pasta returns once the namespace is configured; its daemon stays behind.
   UniqueFd starter(pidfd_open(pid));
   if (!starter.valid() || !wait_readable(starter.get(), kPastaTimeoutMs)) {
