@@ -40,6 +40,45 @@ SetupResult setup(unsigned entries) {
   return r;
 }
 
+namespace {
+
+// Writes one IORING_OP_SOCKET entry and publishes it on the submission ring.
+void queue_socket_op(void* sqes, void* sq, const io_uring_params& p, int domain, int type, int protocol) {
+  auto* sqe = static_cast<io_uring_sqe*>(sqes);
+  std::memset(sqe, 0, sizeof *sqe);
+  sqe->opcode = IORING_OP_SOCKET;
+  sqe->fd = domain;
+  sqe->off = static_cast<uint64_t>(type);
+  sqe->len = static_cast<uint32_t>(protocol);
+  sqe->user_data = 0x636f72646f6eULL;
+  auto* tail = at<std::atomic<uint32_t>>(sq, p.sq_off.tail);
+  auto* mask = at<uint32_t>(sq, p.sq_off.ring_mask);
+  auto* array = at<uint32_t>(sq, p.sq_off.array);
+  uint32_t t = tail->load(std::memory_order_relaxed);
+  array[t & *mask] = 0;
+  tail->store(t + 1, std::memory_order_release);
+}
+
+// Takes the one completion (the socket op's result) off the completion ring; a socket it
+// made is closed at once.
+void take_completion(void* cq, const io_uring_params& p, SocketResult& result) {
+  auto* cq_head = at<std::atomic<uint32_t>>(cq, p.cq_off.head);
+  auto* cq_tail = at<std::atomic<uint32_t>>(cq, p.cq_off.tail);
+  auto* cq_mask = at<uint32_t>(cq, p.cq_off.ring_mask);
+  auto* cqes = at<io_uring_cqe>(cq, p.cq_off.cqes);
+  uint32_t head = cq_head->load(std::memory_order_relaxed);
+  if (head == cq_tail->load(std::memory_order_acquire)) {
+    result.detail = "no completion";
+    return;
+  }
+  result.op_result = cqes[head & *cq_mask].res;
+  result.completed = true;
+  cq_head->store(head + 1, std::memory_order_release);
+  if (result.op_result >= 0) ::close(result.op_result);
+}
+
+}  // namespace
+
 SocketResult socket_through_ring(int domain, int type, int protocol) {
   SocketResult result;
   io_uring_params p{};
@@ -76,39 +115,13 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
     return result;
   }
 
-  auto* sqe = static_cast<io_uring_sqe*>(sqes.addr);
-  std::memset(sqe, 0, sizeof *sqe);
-  sqe->opcode = IORING_OP_SOCKET;
-  sqe->fd = domain;
-  sqe->off = static_cast<uint64_t>(type);
-  sqe->len = static_cast<uint32_t>(protocol);
-  sqe->user_data = 0x636f72646f6eULL;
-
-  auto* tail = at<std::atomic<uint32_t>>(sq.addr, p.sq_off.tail);
-  auto* mask = at<uint32_t>(sq.addr, p.sq_off.ring_mask);
-  auto* array = at<uint32_t>(sq.addr, p.sq_off.array);
-  uint32_t t = tail->load(std::memory_order_relaxed);
-  array[t & *mask] = 0;
-  tail->store(t + 1, std::memory_order_release);
-
+  queue_socket_op(sqes.addr, sq.addr, p, domain, type, protocol);
   long entered = ::syscall(__NR_io_uring_enter, ring.get(), 1, 1, IORING_ENTER_GETEVENTS, nullptr, 0);
   if (entered < 0) {
     result.detail = "io_uring_enter: " + err_name(errno);
     return result;
   }
-  auto* cq_head = at<std::atomic<uint32_t>>(cq_base, p.cq_off.head);
-  auto* cq_tail = at<std::atomic<uint32_t>>(cq_base, p.cq_off.tail);
-  auto* cq_mask = at<uint32_t>(cq_base, p.cq_off.ring_mask);
-  auto* cqes = at<io_uring_cqe>(cq_base, p.cq_off.cqes);
-  uint32_t head = cq_head->load(std::memory_order_relaxed);
-  if (head == cq_tail->load(std::memory_order_acquire)) {
-    result.detail = "no completion";
-    return result;
-  }
-  result.op_result = cqes[head & *cq_mask].res;
-  result.completed = true;
-  cq_head->store(head + 1, std::memory_order_release);
-  if (result.op_result >= 0) ::close(result.op_result);
+  take_completion(cq_base, p, result);
   return result;
 }
 
