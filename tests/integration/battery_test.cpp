@@ -23,7 +23,7 @@
 #include <stdexcept>
 
 #include "common/build_config.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 #include "cgroup_scope.h"
 #include "support.h"
 
@@ -614,15 +614,15 @@ const std::vector<std::string> kJailBlackholes = {"10.0.0.0/8",       "172.16.0.
 class BatteryJail : public Battery {
  protected:
   std::string session_file(const std::vector<std::string>& blackholes, bool jail = true) {
-    SessionInfo s;
-    s.agent = "generic";
-    s.home = who_.home;
-    s.egress_jail = jail;
-    s.jail_blackholes = blackholes;
-    s.jail_unreachable = {"169.254.0.0/16"};
-    s.jail_allow = {"198.51.100.53/32"};
-    s.jail_gateway = "192.0.2.1";
-    s.jail_dns = "198.51.100.53";
+    SessionIntent s;
+    s.agent.name = "generic";
+    s.home.path = who_.home;
+    s.network.mode = jail ? NetworkMode::EgressJail : NetworkMode::Host;
+    s.network.blackholes = blackholes;
+    s.network.unreachable = {"169.254.0.0/16"};
+    s.network.allow = {"198.51.100.53/32"};
+    s.network.gateway = "192.0.2.1";
+    s.network.dns_forward = "198.51.100.53";
     std::string path = base_->path() + "/session-" + std::to_string(++count_);
     write_file(path, serialize_session(s), 0644);
     return path;

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon {
 namespace {
@@ -52,7 +52,7 @@ std::vector<std::string> weakening_names() {
 
 void apply_weakening(SandboxPlan& plan, const std::string& name) {
   auto& a = plan.argv;
-  const std::string& home = plan.session.home;
+  const std::string& home = plan.session.home.path;
   if (name == "no-sentinel") {
     remove_seq(a, {"--setenv", "IS_SANDBOX", "1"});
   } else if (name == "no-clearenv") {

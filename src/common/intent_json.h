@@ -1,0 +1,16 @@
+// The intent's JSON objects, for the documents that embed them (status --json, the
+// manifest). Include only where JSON is encoded: it pulls in nlohmann-json.
+#pragma once
+
+#include "common/intent.h"
+#include "common/json_codec.h"
+
+namespace cordon {
+
+// The intent's members (without "format"/"version"), in schema order.
+Json intent_json(const SessionIntent& intent);
+Json network_json(const NetworkIntent& network);
+// Throws cordon::Error when a member has the wrong type.
+SessionIntent intent_from_json(const Json& document);
+
+}  // namespace cordon
