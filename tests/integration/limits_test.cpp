@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/error.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -178,12 +179,13 @@ TEST_F(Limits, ARunMayOnlyLowerALimit) {
 
 // The receipt's "cgroups_removed" directories, each of which must be gone.
 void expect_cgroups_removed(const std::string& record) {
-  auto at = record.find("\"cgroups_removed\":[\"");
-  ASSERT_NE(at, std::string::npos) << record;
-  std::string list = record.substr(at + 19, record.find(']', at) - at - 19);
+  Json receipt;
+  std::istringstream lines(record);
+  for (std::string line; std::getline(lines, line);)
+    if (Json doc = Json::parse(line); doc.contains("receipt")) receipt = doc["receipt"];
+  ASSERT_TRUE(receipt.is_object() && receipt["teardown"].contains("cgroups_removed")) << record;
   size_t count = 0;
-  for (size_t q = list.find('"'); q != std::string::npos; q = list.find('"', list.find('"', q + 1) + 1)) {
-    std::string dir = list.substr(q + 1, list.find('"', q + 1) - q - 1);
+  for (const std::string& dir : bytes_array_from_json(receipt["teardown"]["cgroups_removed"])) {
     EXPECT_NE(dir.find("/cordon-"), std::string::npos) << dir;
     EXPECT_FALSE(path_exists(dir)) << dir << " was left behind";
     ++count;
