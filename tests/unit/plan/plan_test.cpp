@@ -253,6 +253,20 @@ TEST(Plan, SessionFileDescribesIntent) {
   EXPECT_FALSE(parsed->network.jailed());
 }
 
+// The line format read "home_keep .x" then "writable /": the battery believed / was meant
+// to be writable. In JSON the entry is one string, and the writable set is what was bound.
+TEST(Plan, AHomeKeepEntryCannotInjectAWritablePath) {
+  Config c = parse_config("[network]\negress_jail = false\n[home]\nkeep = [\".x\\nwritable /\"]\n", "/etc/cordon/cordon.toml");
+  ASSERT_EQ(c.home_keep_ro, std::vector<std::string>{".x\nwritable /"});
+  SandboxPlan plan = build_plan(c, sample_facts(), request());
+  std::string problem;
+  auto parsed = parse_session(plan.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->home.keep_read_only, std::vector<std::string>{".x\nwritable /"});
+  EXPECT_EQ(parsed->writable, plan.writable);
+  EXPECT_EQ(std::count(parsed->writable.begin(), parsed->writable.end(), "/"), 0);
+}
+
 TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   Config c = no_jail();
   c.limits = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
