@@ -122,8 +122,14 @@ std::string serialize_session(const SessionIntent& intent) {
 }
 
 std::optional<SessionIntent> parse_session(const std::string& text, std::string* problem) {
-  std::optional<Json> document = parse_json(text, problem);
-  if (!document || !check_format(*document, kSessionFormat, kSessionVersion, problem)) return std::nullopt;
+  std::string why;
+  std::optional<Json> document = parse_json(text, &why);
+  const bool ours = document && document->is_object() && document->value("format", Json()) == kSessionFormat;
+  // Another major version of ours says so; anything else is not a session file at all.
+  if (!ours || !check_format(*document, kSessionFormat, kSessionVersion, &why)) {
+    if (problem) *problem = ours ? why : "not a cordon session file (" + why + ")";
+    return std::nullopt;
+  }
   try {
     return intent_from_json(*document);
   } catch (const std::exception& e) {

@@ -89,11 +89,11 @@ TEST(Intent, DocumentNamesItsFormatAndVersion) {
 TEST(Intent, ReadersRefuseWhatTheyCannotRead) {
   std::string problem;
   EXPECT_FALSE(parse_session("cordon-session 1\nworkspace /src\n", &problem));
-  EXPECT_NE(problem.find("not JSON"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("not a cordon session file (not JSON"), std::string::npos) << problem;
   EXPECT_FALSE(parse_session(R"({"format":"cordon-session","version":3})", &problem));
   EXPECT_NE(problem.find("version 3"), std::string::npos) << problem;
   EXPECT_FALSE(parse_session(R"({"format":"cordon-manifest","version":2})", &problem));
-  EXPECT_NE(problem.find("not a cordon-session document"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("not a cordon session file"), std::string::npos) << problem;
   EXPECT_FALSE(parse_session(R"({"format":"cordon-session","version":2,"writable":"/"})", &problem));
   EXPECT_NE(problem.find("malformed"), std::string::npos) << problem;
 }
