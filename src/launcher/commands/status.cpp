@@ -71,7 +71,7 @@ std::string limits_summary(const SessionIntent& s) {
 }  // namespace
 
 std::string render_status(const StatusView& v) {
-  const SessionIntent& s = v.session;
+  const SessionIntent& s = v.intent;
   std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
                                : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
   if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
@@ -90,8 +90,8 @@ std::string render_status(const StatusView& v) {
 
 std::string render_status_json(const StatusView& v) {
   Json document{{"format", kStatusFormat}, {"version", kStatusVersion}, {"inside_sandbox", v.inside},
-                {"config_fixed", v.session.config.path == v.session.config.fixed_path}};
-  document.update(intent_json(v.session));
+                {"config_fixed", v.intent.config.path == v.intent.config.fixed_path}};
+  document.update(intent_json(v.intent));
   return dump_line(document) + "\n";
 }
 
@@ -100,7 +100,11 @@ bool status_inside_sandbox(bool json) {
   std::string text = read_text_file(kSessionFilePath);
   if (text.empty()) return false;
   std::optional<SessionIntent> session = parse_session(text, &problem);
-  if (!session) return false;
+  if (!session) {
+    // Said, not fatal: what follows is what a launch here would enforce.
+    std::fprintf(stderr, "cordon: ignoring %s: %s\n", kSessionFilePath, problem.c_str());
+    return false;
+  }
   StatusView view{true, *session};
   std::fputs((json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return true;
@@ -109,7 +113,7 @@ bool status_inside_sandbox(bool json) {
 int status_command(const Config& config, SessionOptions o) {
   o.command = {"/bin/true"};
   auto jail_plan = jail_plan_for(config);
-  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).session};
+  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).intent};
   std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return 0;
 }

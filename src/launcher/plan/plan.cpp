@@ -123,24 +123,24 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
 
   MountPlan mounts = plan_mounts(config, profile, facts, session_args);
   plan.writable = mounts.writable;
-  plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  plan.intent = describe_session(config, profile, facts, plan.env, plan.writable);
   if (jail) {
-    plan.session.network.mode = NetworkMode::EgressJail;
-    for (const auto& p : jail->blackholes) plan.session.network.blackholes.push_back(p.str());
-    for (const auto& p : jail->unreachable) plan.session.network.unreachable.push_back(p.str());
-    for (const auto& p : jail->allow) plan.session.network.allow.push_back(p.str());
-    plan.session.network.gateway = jail->gateway;
-    plan.session.network.dns_forward = jail->dns_forward;
+    plan.intent.network.mode = NetworkMode::EgressJail;
+    for (const auto& p : jail->blackholes) plan.intent.network.blackholes.push_back(p.str());
+    for (const auto& p : jail->unreachable) plan.intent.network.unreachable.push_back(p.str());
+    for (const auto& p : jail->allow) plan.intent.network.allow.push_back(p.str());
+    plan.intent.network.gateway = jail->gateway;
+    plan.intent.network.dns_forward = jail->dns_forward;
   }
-  for (const auto& r : plan.limits.rlimits) plan.session.limits.values.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& r : plan.limits.rlimits) plan.intent.limits.values.push_back(r.name + "=" + std::to_string(r.value));
   for (const auto& b : plan.limits.cgroup_budgets) {
-    plan.session.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
-    plan.session.limits.cgroup_parents[b.controller] = b.parent_dir;
+    plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
+    plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
   }
   if (plan.limits.wall_clock_seconds > 0)
-    plan.session.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
-  plan.session.last_verify = facts.last_verify;
-  data.files[session_index].content = serialize_session(plan.session);
+    plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+  plan.intent.last_verify = facts.last_verify;
+  data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 
   auto& a = plan.argv;

@@ -32,7 +32,7 @@ struct SandboxPlan {
   std::string workspace;
   std::string chdir;
   std::string agent;
-  SessionIntent session;
+  SessionIntent intent;  // what the session file states (common/intent.h)
   LimitPlan limits;
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap

@@ -79,7 +79,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"env_names", bytes_array_json(env_names)},
       {"bwrap_argv", bytes_array_json(plan.argv)},
       {"seccomp_rules_digest", plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp))},
-      {"network", network_json(plan.session.network)},
+      {"network", network_json(plan.intent.network)},
       {"limits", limits_json(plan.limits)},
       {"versions", {{"cordon", bytes_json(versions.cordon)}, {"bwrap", bytes_json(versions.bwrap)},
                     {"pasta", bytes_json(versions.pasta)}, {"kernel", bytes_json(kernel_release())}}},

@@ -9,10 +9,10 @@ namespace {
 
 StatusView view_with_limits(std::vector<std::string> limits) {
   StatusView v;
-  v.session.agent.name = "claude";
-  v.session.workspace = "/src/app";
-  v.session.network.mode = NetworkMode::EgressJail;
-  v.session.limits.values = std::move(limits);
+  v.intent.agent.name = "claude";
+  v.intent.workspace = "/src/app";
+  v.intent.network.mode = NetworkMode::EgressJail;
+  v.intent.limits.values = std::move(limits);
   return v;
 }
 
@@ -34,7 +34,7 @@ TEST(Status, BudgetsAreShownInUnits) {
 TEST(Status, FirstLineNamesADisabledJail) {
   StatusView v = view_with_limits({});
   EXPECT_EQ(render_status(v).find("NOT CONFINED"), std::string::npos);
-  v.session.network.mode = NetworkMode::Host;
+  v.intent.network.mode = NetworkMode::Host;
   std::string out = render_status(v);
   EXPECT_NE(out.substr(0, out.find('\n')).find("NETWORK NOT CONFINED"), std::string::npos) << out;
 }

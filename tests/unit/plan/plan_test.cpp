@@ -146,7 +146,7 @@ TEST(Plan, HomeInversionOrdering) {
   EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/home/dev/.absent", "/home/dev/.absent"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--bind", "/home/dev/.claude.json", "/home/dev/.claude.json"}), std::string::npos);
   EXPECT_EQ(plan.writable, (std::vector<std::string>{"/home/dev/.claude", "/src/app"}));
-  EXPECT_EQ(plan.session.agent.name, "claude");
+  EXPECT_EQ(plan.intent.agent.name, "claude");
 }
 
 TEST(Plan, ExtraWritablePathsComeAfterMasks) {
@@ -347,7 +347,7 @@ TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
   f.existing_paths.insert("/usr/local/libexec/cordon/agents/codex");
   SandboxPlan plan = build_plan(no_jail(), f, r);
   EXPECT_EQ(plan.argv.back(), "/usr/local/libexec/cordon/agents/codex");
-  EXPECT_EQ(plan.session.agent.binary, "/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(plan.intent.agent.binary, "/usr/local/libexec/cordon/agents/codex");
   // With an explicit command the shim-less agent still runs (e.g. a shell in its profile).
   r.command = {"bash"};
   f.existing_paths.erase("/usr/local/libexec/cordon/agents/codex");
