@@ -309,7 +309,8 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
 
   RunResult argv = run({cordon_, "--config", config_, "argv", "--json", "--", "/usr/bin/touch", marker}, o);
   EXPECT_EQ(argv.exit_code, 0) << argv.err;
-  EXPECT_NE(argv.out.find("\"argv\":[\""), std::string::npos);
+  Json argv_json = Json::parse(argv.out);
+  EXPECT_TRUE(argv_json["argv"].is_array() && argv_json["argv"][0].is_string()) << argv.out;
 
   EXPECT_FALSE(path_exists(marker)) << "a refused launch ran the command";
 }
