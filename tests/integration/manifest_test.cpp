@@ -125,6 +125,13 @@ TEST_P(Manifest, NonUtf8WorkspaceIsRecordedAsValidJson) {
   EXPECT_TRUE(lines[0]["workspace"].is_object()) << "not UTF-8: expected {\"base64\": ...}";
   EXPECT_EQ(bytes_from_json(lines[0]["workspace"]), workspace);
   fs::remove(path);
+  // The plan and the intent, for machines, are strict JSON too (nlohmann rejects invalid UTF-8).
+  RunResult argv = cordon({"argv", "--json", "--workspace", workspace, "--", "/bin/true"});
+  ASSERT_EQ(argv.exit_code, 0) << argv.err;
+  EXPECT_EQ(bytes_from_json(Json::parse(argv.out)["workspace"]), workspace);
+  RunResult status = cordon({"status", "--json", "--workspace", workspace});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(bytes_from_json(Json::parse(status.out)["workspace"]), workspace);
 }
 
 TEST_P(Manifest, TeardownFailureIsLoud) {
