@@ -349,6 +349,22 @@ TEST_P(Launcher, StatusInsideAndOutsideNamesAWeakNetwork) {
   EXPECT_EQ(status["network"]["mode"], "host") << outside.out;
 }
 
+TEST_P(Launcher, DoctorJsonIsOneVersionedDocument) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult doctor = run({cordon_, "--config", config_, "doctor", "--json"}, o);
+  Json report = Json::parse(doctor.out);  // strict
+  EXPECT_EQ(report["format"], "cordon-doctor");
+  EXPECT_EQ(report["version"], 1);
+  ASSERT_TRUE(report["checks"].is_array() && !report["checks"].empty()) << doctor.out;
+  int fails = 0;
+  for (const auto& row : report["checks"]) fails += row["status"] == "FAIL";
+  EXPECT_EQ(report["fail"], fails);
+  EXPECT_EQ(doctor.exit_code, fails);
+}
+
 INSTANTIATE_TEST_SUITE_P(As, Launcher, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace
