@@ -2,7 +2,7 @@
 # only those missing (idempotent), and only as root.
 
 CORDON_BUILD_PACKAGES="g++ cmake make pkg-config libseccomp-dev libcap-dev libmnl-dev \
-libtomlplusplus-dev libcli11-dev libgtest-dev googletest"
+libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgtest-dev googletest"
 CORDON_RUNTIME_PACKAGES="bubblewrap passt"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
 CORDON_TEST_PACKAGES="iproute2 python3 git util-linux procps socat dnsmasq-base passwd"

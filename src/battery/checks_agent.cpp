@@ -96,11 +96,11 @@ Outcome known_footholds(const Context& c) {
 
 Outcome check_agent_binary(const Context& c) {
   if (!c.session) return known_footholds(c);
-  const SessionInfo& s = *c.session;
-  if (s.agent_binary.empty()) return pass("profile " + s.agent + " runs no agent binary");
+  const SessionIntent& s = *c.session;
+  if (s.agent.binary.empty()) return pass("profile " + s.agent.name + " runs no agent binary");
 
-  std::string real = real_path(s.agent_binary);
-  if (real.empty()) return fail("agent binary " + s.agent_binary + " is not visible in the sandbox");
+  std::string real = real_path(s.agent.binary);
+  if (real.empty()) return fail("agent binary " + s.agent.binary + " is not visible in the sandbox");
   std::vector<std::string> problems;
   if (writable(real)) problems.push_back("agent binary " + real + " is writable");
   const Mount* m = c.mounts.containing(real);
@@ -121,8 +121,8 @@ Outcome check_agent_binary(const Context& c) {
     target.fd = binary.get();
   }
   Scan scan{target, {}, 0, false};
-  for (const auto& entry : s.agent_home) {
-    std::string path = s.home + "/" + entry;
+  for (const auto& entry : s.agent.home) {
+    std::string path = s.home.path + "/" + entry;
     struct stat es{};
     if (::lstat(path.c_str(), &es) != 0 || !writable(path)) continue;
     if (S_ISDIR(es.st_mode)) {

@@ -53,7 +53,7 @@ std::string limit_file(const std::string& dir, const std::string& key) {
 Outcome check_resource_budgets(const Context& c) {
   if (!c.session) return pass(std::string(kNoSession) + ": no intended budgets to compare");
   std::vector<std::string> held, problems;
-  for (const auto& entry : c.session->limits) {
+  for (const auto& entry : c.session->limits.values) {
     auto eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = entry.substr(0, eq);
@@ -69,8 +69,8 @@ Outcome check_resource_budgets(const Context& c) {
     }
     if (key != "pids_max" && key != "memory_max_bytes") continue;  // wall clock: kept outside
     const std::string controller = key == "pids_max" ? "pids" : "memory";
-    auto recorded = c.session->cgroup_parents.find(controller);
-    const std::string parent = recorded == c.session->cgroup_parents.end() ? "" : recorded->second;
+    auto recorded = c.session->limits.cgroup_parents.find(controller);
+    const std::string parent = recorded == c.session->limits.cgroup_parents.end() ? "" : recorded->second;
     std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
     if (dir.empty()) {
       problems.push_back(key + ": no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) +

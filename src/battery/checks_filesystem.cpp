@@ -172,13 +172,13 @@ Outcome check_config_readonly(const Context& c) {
   if (exists(libexec) && writable(libexec)) problems.push_back("helper directory " + libexec + " is writable");
   if (!self.empty() && writable(self)) problems.push_back("this battery " + self + " is writable");
   if (c.session) {
-    const SessionInfo& s = *c.session;
-    if (s.config_path != s.config_fixed_path)
+    const SessionIntent& s = *c.session;
+    if (s.config.path != s.config.fixed_path)
       problems.push_back("the launcher read its configuration from " +
-                         (s.config_path.empty() ? std::string("nowhere (built-in defaults)") : s.config_path) +
-                         ", not the fixed " + s.config_fixed_path + " (a --config override)");
-    if (!s.config_path.empty() && exists(s.config_path) && writable(s.config_path))
-      problems.push_back("configuration file " + s.config_path + " is writable here");
+                         (s.config.path.empty() ? std::string("nowhere (built-in defaults)") : s.config.path) +
+                         ", not the fixed " + s.config.fixed_path + " (a --config override)");
+    if (!s.config.path.empty() && exists(s.config.path) && writable(s.config.path))
+      problems.push_back("configuration file " + s.config.path + " is writable here");
     if (writable(c.session_path)) problems.push_back("session file " + c.session_path + " is writable");
   } else {
     std::string fixed = build::kConfigPath;
@@ -188,7 +188,7 @@ Outcome check_config_readonly(const Context& c) {
   if (!c.session)
     return pass(std::string(kNoSession) + ": which configuration the launcher read is unknown; " + helpers +
                 " read-only");
-  return pass(c.session->config_path + (c.session->config_found ? "" : " (absent: built-in defaults)") + ", " +
+  return pass(c.session->config.path + (c.session->config.found ? "" : " (absent: built-in defaults)") + ", " +
               libexec + " read-only");
 }
 

@@ -117,7 +117,7 @@ Outcome masked_file_empty(const Context& c, const char* entry) {
 Outcome check_strict_home(const Context& c) {
   if (c.home.empty()) return fail("HOME is not set and no session file names it");
   if (!c.session) return strict_home_without_session(c);
-  const SessionInfo& s = *c.session;
+  const SessionIntent& s = *c.session;
 
   std::string what;
   if (!home_is_fresh_tmpfs(c, &what))
@@ -131,11 +131,11 @@ Outcome check_strict_home(const Context& c) {
     allowed_top.insert(first_component(rel));
     if (rel.rfind(".config/", 0) == 0) allowed_config.insert(first_component(rel.substr(8)));
   };
-  for (const auto& e : s.agent_home) allow(e);
-  for (const auto& e : s.home_keep) allow(e);
+  for (const auto& e : s.agent.home) allow(e);
+  for (const auto& e : s.home.keep_read_only) allow(e);
   for (const auto& e : masked_entries()) allow(e);
   auto own = [&](const std::string& rel) {
-    return std::find(s.agent_home.begin(), s.agent_home.end(), rel) != s.agent_home.end();
+    return std::find(s.agent.home.begin(), s.agent.home.end(), rel) != s.agent.home.end();
   };
 
   std::vector<std::string> unexpected, other_agent, created;
@@ -160,10 +160,10 @@ Outcome check_strict_home(const Context& c) {
       for (const auto& child : *children) judge(".config/" + child, allowed_config.count(child) != 0);
     }
   if (!other_agent.empty())
-    return fail("another agent's config is visible: " + join_some(other_agent) + " (profile " + s.agent + ")");
+    return fail("another agent's config is visible: " + join_some(other_agent) + " (profile " + s.agent.name + ")");
   if (!unexpected.empty())
-    return fail("entries outside profile " + s.agent + "'s allow-list: " + join_some(unexpected));
-  std::string note = "profile " + s.agent;
+    return fail("entries outside profile " + s.agent.name + "'s allow-list: " + join_some(unexpected));
+  std::string note = "profile " + s.agent.name;
   if (!created.empty()) note += "; made in this session's tmpfs: " + join_some(created);
   return pass(note);
 }

@@ -8,7 +8,7 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon::battery {
 namespace {

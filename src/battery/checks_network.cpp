@@ -114,7 +114,7 @@ bool has_route(const NetState& s, uint8_t type, const Prefix& p) {
   });
 }
 
-bool jail_disabled(const Context& c) { return c.session && !c.session->egress_jail; }
+bool jail_disabled(const Context& c) { return c.session && !c.session->network.jailed(); }
 
 bool forwarding(const netlink::Lookup& l) { return l.type == RTN_UNICAST; }
 
@@ -132,12 +132,12 @@ Outcome check_jail_routes(const Context& c) {
                 "none: egress jail disabled by configuration");
   netlink::Socket nl;
   NetState s = gather(nl);
-  std::vector<Prefix> allow = c.session ? parse_all(c.session->jail_allow) : std::vector<Prefix>{};
+  std::vector<Prefix> allow = c.session ? parse_all(c.session->network.allow) : std::vector<Prefix>{};
 
   // What must be blackholed / unreachable: the session's list plus the fixed set and every
   // connected subnet (unless deliberately allowed by an equal allow_ip entry).
-  std::vector<Prefix> want_blackhole = c.session ? parse_all(c.session->jail_blackholes) : std::vector<Prefix>{};
-  std::vector<Prefix> want_unreachable = c.session ? parse_all(c.session->jail_unreachable) : std::vector<Prefix>{};
+  std::vector<Prefix> want_blackhole = c.session ? parse_all(c.session->network.blackholes) : std::vector<Prefix>{};
+  std::vector<Prefix> want_unreachable = c.session ? parse_all(c.session->network.unreachable) : std::vector<Prefix>{};
   for (const auto& p : fixed_blackholes())
     if (!listed(p, allow) && !listed(p, want_blackhole)) want_blackhole.push_back(p);
   for (const auto& p : s.connected)
@@ -178,8 +178,8 @@ Outcome check_jail_behaviour(const Context& c) {
                 "none: egress jail disabled by configuration");
   netlink::Socket nl;
   NetState s = gather(nl);
-  std::vector<Prefix> allow = c.session ? parse_all(c.session->jail_allow) : std::vector<Prefix>{};
-  std::vector<Prefix> blocked = c.session ? parse_all(c.session->jail_blackholes) : std::vector<Prefix>{};
+  std::vector<Prefix> allow = c.session ? parse_all(c.session->network.allow) : std::vector<Prefix>{};
+  std::vector<Prefix> blocked = c.session ? parse_all(c.session->network.blackholes) : std::vector<Prefix>{};
 
   std::vector<uint32_t> samples;
   for (const char* a : {"10.1.2.3", "172.16.5.5", "192.168.7.7", "100.64.1.1", "169.254.169.254"})
@@ -209,24 +209,24 @@ Outcome check_jail_behaviour(const Context& c) {
                 "isolated network namespace");
   if (!forwarding(pub)) return fail("public address 1.1.1.1 is not forwardable (" + verdict(pub) + "): egress broken");
   std::string note = std::to_string(samples.size() - skipped.size()) + " private destinations blocked; 1.1.1.1 " + verdict(pub);
-  if (c.session && !c.session->jail_gateway.empty()) {
-    auto gw = parse_address(c.session->jail_gateway);
+  if (c.session && !c.session->network.gateway.empty()) {
+    auto gw = parse_address(c.session->network.gateway);
     if (gw && pub.gateway != *gw)
       return fail("public traffic goes via " + netlink::ipv4_text(pub.gateway) + ", not the jail's gateway " +
-                  c.session->jail_gateway);
+                  c.session->network.gateway);
     if (gw) {
       netlink::Lookup g = nl.lookup(*gw);
       bool should_block = covered(*gw, blocked);
       if (should_block == forwarding(g))
-        return fail("gateway " + c.session->jail_gateway + " is " + verdict(g) + ", expected " +
+        return fail("gateway " + c.session->network.gateway + " is " + verdict(g) + ", expected " +
                     (should_block ? "blocked (routed through, not reachable)" : "forwardable"));
       note += "; gateway itself " + verdict(g);
     }
   }
-  if (c.session && !c.session->jail_dns.empty())
-    if (auto dns = parse_address(c.session->jail_dns)) {
+  if (c.session && !c.session->network.dns_forward.empty())
+    if (auto dns = parse_address(c.session->network.dns_forward)) {
       netlink::Lookup d = nl.lookup(*dns);
-      if (!forwarding(d)) return fail("DNS forwarder " + c.session->jail_dns + " is " + verdict(d));
+      if (!forwarding(d)) return fail("DNS forwarder " + c.session->network.dns_forward + " is " + verdict(d));
     }
   if (!skipped.empty()) note += "; allowed deliberately: " + join_some(skipped);
   if (!c.session) note = std::string(kNoSession) + ": " + note;

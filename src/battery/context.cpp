@@ -71,7 +71,7 @@ std::optional<Context> load_context(const std::string& session_path, bool sessio
     }
     c.session_path = session_path;
   }
-  if (c.session && !c.session->home.empty()) c.home = c.session->home;
+  if (c.session && !c.session->home.path.empty()) c.home = c.session->home.path;
   else if (const std::string* home = c.env_value("HOME")) c.home = *home;
   return c;
 }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/mountinfo.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon::battery {
 
@@ -17,7 +17,7 @@ struct Context {
   std::map<std::string, std::string> status;                 // /proc/self/status, values trimmed
   MountTable mounts;                                         // /proc/self/mountinfo
   std::vector<std::pair<std::string, std::string>> env;      // this process's environment
-  std::optional<SessionInfo> session;                        // what the launcher intended
+  std::optional<SessionIntent> session;                        // what the launcher intended
   std::string session_path;                                  // set when a session was loaded
   std::string home;                                          // session home, else $HOME
   std::string cwd;

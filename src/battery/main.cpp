@@ -13,7 +13,7 @@
 #include "battery/check.h"
 #include "battery/context.h"
 #include "battery/report.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace {
 
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   }
   Report report;
   report.session_file = context->session_path;
-  if (context->session) report.profile = context->session->agent;
+  if (context->session) report.profile = context->session->agent.name;
   for (const auto& spec : all_checks())
     if (only.empty() || only.count(spec.id)) report.results.push_back(run_check(spec, *context));
 

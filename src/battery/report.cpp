@@ -1,13 +1,13 @@
 #include "battery/report.h"
 
-#include "common/text.h"
+#include "common/json_codec.h"
 
 namespace cordon::battery {
 namespace {
 
 const char* tag(Status s) { return s == Status::Pass ? "PASS" : "FAIL"; }
 
-std::string json_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
+Json bytes_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : bytes_json(s); }
 
 }  // namespace
 
@@ -33,18 +33,15 @@ std::string render_plain(const Report& report, bool colour) {
 }
 
 std::string render_json(const Report& report) {
-  std::string out = "{\"battery\":\"cordon-battery\",\"version\":1,\"profile\":" + json_or_null(report.profile) +
-                    ",\"session_file\":" + json_or_null(report.session_file) + ",\"checks\":[";
-  bool first = true;
-  for (const auto& r : report.results) {
-    out += first ? "" : ",";
-    first = false;
-    out += "{\"id\":" + json_string(r.id) + ",\"name\":" + json_string(r.name) + ",\"status\":" +
-           json_string(tag(r.status)) + ",\"detail\":" + json_string(r.detail) + ",\"property\":" +
-           json_string(r.property) + ",\"mechanism\":" + json_string(r.mechanism) + "}";
-  }
-  out += "],\"pass\":" + std::to_string(report.passed()) + ",\"fail\":" + std::to_string(report.failed()) + "}\n";
-  return out;
+  Json checks = Json::array();
+  for (const auto& r : report.results)
+    checks.push_back({{"id", bytes_json(r.id)}, {"name", bytes_json(r.name)}, {"status", tag(r.status)},
+                      {"detail", bytes_json(r.detail)}, {"property", bytes_json(r.property)},
+                      {"mechanism", bytes_json(r.mechanism)}});
+  Json document{{"format", "cordon-battery"}, {"battery", "cordon-battery"}, {"version", 1},
+                {"profile", bytes_or_null(report.profile)}, {"session_file", bytes_or_null(report.session_file)},
+                {"checks", checks}, {"pass", report.passed()}, {"fail", report.failed()}};
+  return dump_line(document) + "\n";
 }
 
 std::string render_list(const std::vector<CheckSpec>& checks) {

@@ -20,7 +20,7 @@ struct Report {
 // `colour` wraps the status tags in ANSI colours (only for a terminal).
 std::string render_plain(const Report& report, bool colour);
 
-// {"battery":"cordon-battery","version":1,"profile":..,"session_file":..,"checks":[..],"pass":P,"fail":F}
+// {"format":"cordon-battery","battery":"cordon-battery","version":1,"profile":..,"session_file":..,"checks":[..],"pass":P,"fail":F}
 std::string render_json(const Report& report);
 
 // "  01 sentinel IS_SANDBOX=1 [launcher_provenance]" per check.

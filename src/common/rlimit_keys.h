@@ -1,5 +1,5 @@
 // Which RLIMIT_* each resource limit key names: the launcher sets them from [limits], the
-// battery reads them back from the session file's "limit" lines.
+// battery reads them back from the session file's limits.values.
 #pragma once
 
 #include <sys/resource.h>

@@ -14,8 +14,4 @@ std::string shell_join(const std::vector<std::string>& words);
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
-// A JSON string literal (quotes included), escaping control characters.
-std::string json_string(std::string_view text);
-std::string json_string_array(const std::vector<std::string>& items);
-
 }  // namespace cordon

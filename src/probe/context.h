@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon::probe {
 
@@ -62,7 +62,7 @@ struct InheritedFd {
 
 struct Context {
   Options options;
-  std::optional<SessionInfo> session;  // /run/cordon/session, when cordon launched us
+  std::optional<SessionIntent> session;  // /run/cordon/session, when cordon launched us
   std::string home;                    // $HOME
   std::string workspace;               // session workspace, else the current directory
   std::string libexec;                 // directory of this binary

@@ -20,8 +20,8 @@ std::vector<std::string> exposed_paths(const Context& ctx) {
     const auto& s = *ctx.session;
     for (const auto& w : s.writable) out.push_back(w);
     if (!s.libexec.empty()) out.push_back(s.libexec);
-    for (const auto& e : s.agent_home) out.push_back(s.home + "/" + e);
-    for (const auto& e : s.home_keep) out.push_back(s.home + "/" + e);
+    for (const auto& e : s.agent.home) out.push_back(s.home.path + "/" + e);
+    for (const auto& e : s.home.keep_read_only) out.push_back(s.home.path + "/" + e);
   }
   return out;
 }

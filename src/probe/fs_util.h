@@ -11,7 +11,7 @@
 namespace cordon::probe {
 
 // Paths the sandbox exposes on purpose: the workspace, configured writable paths, the active
-// agent's home entries, home_keep entries, libexec (from the session file when there is one;
+// agent's home entries, home.keep_read_only entries, libexec (from the session file when there is one;
 // the workspace and this binary's directory otherwise).
 std::vector<std::string> exposed_paths(const Context& ctx);
 bool is_exposed(const Context& ctx, const std::string& path);

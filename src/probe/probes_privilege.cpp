@@ -218,7 +218,7 @@ void probe_proc_sys(const Context&, Tally& tally) {
 void probe_sys(const Context& ctx, Tally& tally) {
   std::vector<std::string> paths;  // the session's own first: they lead the report
   if (ctx.session)
-    for (const auto& [controller, parent] : ctx.session->cgroup_parents) {
+    for (const auto& [controller, parent] : ctx.session->limits.cgroup_parents) {
       paths.push_back(parent + "/cgroup.procs");
       DIR* dir = ::opendir(parent.c_str());
       if (!dir) continue;

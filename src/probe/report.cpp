@@ -1,9 +1,10 @@
 #include "probe/report.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "common/build_config.h"
-#include "common/text.h"
+#include "common/json_codec.h"
 
 namespace cordon::probe {
 namespace {
@@ -23,11 +24,8 @@ std::string names_of(const std::vector<ProbeResult>& results, Verdict v) {
   return out;
 }
 
-std::string fixed(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", v);
-  return buffer;
-}
+// Milliseconds to one decimal, as the text report shows them.
+double tenths(double v) { return std::round(v * 10) / 10; }
 
 }  // namespace
 
@@ -72,51 +70,49 @@ std::string render_text(const std::vector<ProbeResult>& results, const Summary& 
   return out;
 }
 
-std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& s) {
-  std::string probes;
-  for (const auto& r : results) {
-    if (!probes.empty()) probes += ",";
-    probes += "{\"id\":" + json_string(r.id) + ",\"name\":" + json_string(r.name) + ",\"family\":" +
-              json_string(r.family) + ",\"verdict\":" + json_string(verdict_word(r.verdict)) +
-              ",\"evidence\":" + json_string(r.evidence) + ",\"duration_ms\":" + fixed(r.duration_ms) + "}";
-  }
-  std::vector<std::string> targets, ports, canaries;
+namespace {
+
+Json probe_json(const ProbeResult& r) {
+  return {{"id", bytes_json(r.id)}, {"name", bytes_json(r.name)}, {"family", bytes_json(r.family)},
+          {"verdict", verdict_word(r.verdict)}, {"evidence", bytes_json(r.evidence)},
+          {"duration_ms", tenths(r.duration_ms)}};
+}
+
+Json inputs_json(const Context& ctx) {
+  std::vector<std::string> targets;
   for (const auto& t : ctx.options.net_targets) targets.push_back(t.text());
-  for (auto p : ctx.options.host_loopback_ports) ports.push_back(std::to_string(p));
-  std::string target_pid = "null";
-  if (ctx.options.target) target_pid = std::to_string(ctx.options.target->pid);
-  std::string out = "{\"tool\":\"cordon-probe\",\"format\":1,\"version\":" + json_string(build::kVersion) +
-                    ",\"in_cordon_session\":" + (ctx.session ? "true" : "false") + ",\"uid\":" +
-                    std::to_string(ctx.uid) + ",\"inputs\":{\"target_pid\":" + target_pid +
-                    ",\"net_targets\":" + json_string_array(targets) + ",\"host_loopback_ports\":[" +
-                    [&] {
-                      std::string list;
-                      for (size_t i = 0; i < ports.size(); ++i) list += (i ? "," : "") + ports[i];
-                      return list;
-                    }() +
-                    "],\"host_abstract\":" + json_string_array(ctx.options.host_abstract) +
-                    ",\"canaries\":" + json_string_array(ctx.options.canaries) + "},\"probes\":[" + probes +
-                    "],\"summary\":{\"probes\":" + std::to_string(s.probes) + ",\"blocked\":" +
-                    std::to_string(s.blocked) + ",\"escaped\":" + std::to_string(s.escaped) +
-                    ",\"inconclusive\":" + std::to_string(s.inconclusive) + ",\"checks_passed\":" +
-                    std::to_string(s.checks) + "},\"result\":" + json_string(s.result) +
-                    ",\"result_line\":" + json_string(s.result_line) + ",\"exit_code\":" +
-                    std::to_string(s.exit_code) + "}\n";
-  return out;
+  Json ports = Json::array();
+  for (auto p : ctx.options.host_loopback_ports) ports.push_back(p);
+  return {{"target_pid", ctx.options.target ? Json(ctx.options.target->pid) : Json(nullptr)},
+          {"net_targets", bytes_array_json(targets)}, {"host_loopback_ports", ports},
+          {"host_abstract", bytes_array_json(ctx.options.host_abstract)},
+          {"canaries", bytes_array_json(ctx.options.canaries)}};
+}
+
+}  // namespace
+
+std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& s) {
+  Json probes = Json::array();
+  for (const auto& r : results) probes.push_back(probe_json(r));
+  Json document{{"format", kProbeFormat}, {"version", kProbeVersion}, {"tool", "cordon-probe"},
+                {"cordon_version", build::kVersion}, {"in_cordon_session", ctx.session.has_value()},
+                {"uid", ctx.uid}, {"inputs", inputs_json(ctx)}, {"probes", probes},
+                {"summary", {{"probes", s.probes}, {"blocked", s.blocked}, {"escaped", s.escaped},
+                             {"inconclusive", s.inconclusive}, {"checks_passed", s.checks}}},
+                {"result", bytes_json(s.result)}, {"result_line", bytes_json(s.result_line)},
+                {"exit_code", s.exit_code}};
+  return dump_line(document) + "\n";
 }
 
 std::string render_list(bool json) {
   std::string out;
   if (json) {
-    out = "{\"probes\":[";
-    bool first = true;
-    for (const auto& p : all_probes()) {
-      out += std::string(first ? "" : ",") + "{\"id\":" + json_string(p.id) + ",\"name\":" + json_string(p.name) +
-             ",\"family\":" + json_string(p.family) + ",\"attempts\":" + json_string(p.attempts) +
-             ",\"blocked_when\":" + json_string(p.blocked) + "}";
-      first = false;
-    }
-    return out + "]}\n";
+    Json probes = Json::array();
+    for (const auto& p : all_probes())
+      probes.push_back({{"id", p.id}, {"name", p.name}, {"family", p.family}, {"attempts", bytes_json(p.attempts)},
+                        {"blocked_when", bytes_json(p.blocked)}});
+    Json document{{"format", "cordon-probe-list"}, {"version", 1}, {"probes", probes}};
+    return dump_line(document) + "\n";
   }
   for (const auto& p : all_probes()) {
     char line[128];

@@ -35,6 +35,10 @@ struct Summary {
 
 Summary summarize(const std::vector<ProbeResult>& results, int checks_passed);
 std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary);
+// --json: "format" and major "version" (docs/schemas.md); version 2 moved the cordon build
+// version from "version" to "cordon_version".
+inline constexpr const char* kProbeFormat = "cordon-probe";
+inline constexpr int kProbeVersion = 2;
 std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& summary);
 std::string render_list(bool json);
 

@@ -23,7 +23,8 @@
 #include <stdexcept>
 
 #include "common/build_config.h"
-#include "common/session_file.h"
+#include "common/intent.h"
+#include "common/json_codec.h"
 #include "cgroup_scope.h"
 #include "support.h"
 
@@ -31,126 +32,6 @@ namespace fs = std::filesystem;
 
 namespace cordon::testing {
 namespace {
-
-// ---- A strict reader for the battery's JSON (small, machine-made) ----------------------
-
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool boolean = false;
-  double number = 0;
-  std::string text;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
-
-  const Json* get(const std::string& key) const {
-    for (const auto& [k, v] : fields)
-      if (k == key) return &v;
-    return nullptr;
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& text) : s_(text) {}
-  Json document() {
-    Json v = value();
-    space();
-    if (i_ != s_.size()) throw std::runtime_error("trailing text at " + std::to_string(i_));
-    return v;
-  }
-
- private:
-  void space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
-  }
-  char peek() {
-    space();
-    if (i_ >= s_.size()) throw std::runtime_error("unexpected end");
-    return s_[i_];
-  }
-  void expect(char c) {
-    if (peek() != c) throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(i_));
-    ++i_;
-  }
-  void literal(const char* word) {
-    if (s_.compare(i_, std::strlen(word), word) != 0) throw std::runtime_error("bad literal");
-    i_ += std::strlen(word);
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      char c = s_[i_++];
-      if (static_cast<unsigned char>(c) < 0x20) throw std::runtime_error("raw control character in string");
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      char e = s_.at(i_++);
-      switch (e) {
-        case '"': case '\\': case '/': out.push_back(e); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          unsigned code = static_cast<unsigned>(std::stoul(s_.substr(i_, 4), nullptr, 16));
-          i_ += 4;
-          if (code < 0x80) out.push_back(static_cast<char>(code));
-          else out += "?";
-          break;
-        }
-        default: throw std::runtime_error("bad escape");
-      }
-    }
-    expect('"');
-    return out;
-  }
-  Json value() {
-    Json v;
-    char c = peek();
-    if (c == '{') {
-      v.kind = Json::Object;
-      ++i_;
-      if (peek() == '}') return ++i_, v;
-      for (;;) {
-        std::string key = string();
-        expect(':');
-        v.fields.emplace_back(key, value());
-        if (peek() == ',') { ++i_; continue; }
-        expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      v.kind = Json::Array;
-      ++i_;
-      if (peek() == ']') return ++i_, v;
-      for (;;) {
-        v.items.push_back(value());
-        if (peek() == ',') { ++i_; continue; }
-        expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.kind = Json::String;
-      v.text = string();
-      return v;
-    }
-    if (c == 'n') { literal("null"); return v; }
-    if (c == 't') { literal("true"); v.kind = Json::Bool; v.boolean = true; return v; }
-    if (c == 'f') { literal("false"); v.kind = Json::Bool; return v; }
-    size_t used = 0;
-    v.number = std::stod(s_.substr(i_), &used);
-    v.kind = Json::Number;
-    i_ += used;
-    return v;
-  }
-  const std::string& s_;
-  size_t i_ = 0;
-};
 
 // ---- One battery run, parsed ----------------------------------------------------------
 
@@ -181,14 +62,14 @@ BatteryRun parse_run(const RunResult& r) {
   BatteryRun b;
   b.raw = r;
   try {
-    b.doc = JsonReader(r.out).document();
+    b.doc = Json::parse(r.out);  // strict: invalid UTF-8 or trailing text throws
   } catch (const std::exception& e) {
     ADD_FAILURE() << "battery output is not JSON (" << e.what() << "):\n" << r.out << "\nstderr:\n" << r.err;
     return b;
   }
-  if (const Json* checks = b.doc.get("checks"))
-    for (const auto& c : checks->items) {
-      auto field = [&](const char* k) { return c.get(k) ? c.get(k)->text : std::string(); };
+  if (b.doc.is_object() && b.doc.contains("checks"))
+    for (const auto& c : b.doc["checks"]) {
+      auto field = [&](const char* k) { return c.contains(k) ? c[k].get<std::string>() : std::string(); };
       b.rows[field("id")] = Row{field("status"), field("detail"), field("property"), field("mechanism")};
       if (field("status") == "FAIL") b.failed.insert(field("id"));
     }
@@ -358,9 +239,9 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   EXPECT_NE(r.detail("19").find("jail disabled"), std::string::npos) << r.dump();
   EXPECT_NE(r.detail("20").find("jail disabled"), std::string::npos) << r.dump();
   EXPECT_NE(r.detail("18").find(build::kConfigPath), std::string::npos) << r.dump();
-  ASSERT_TRUE(r.doc.get("session_file"));
-  EXPECT_EQ(r.doc.get("session_file")->text, kSessionFilePath);
-  EXPECT_EQ(r.doc.get("profile")->text, "generic");
+  ASSERT_TRUE(r.doc.contains("session_file"));
+  EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
+  EXPECT_EQ(r.doc["profile"], "generic");
   EXPECT_EQ(r.rows.size(), 27u);
   EXPECT_EQ(r.detail("27"), "core=0") << r.dump();  // the one budget every session has
   // Nothing fell back: the session file was there.
@@ -614,15 +495,15 @@ const std::vector<std::string> kJailBlackholes = {"10.0.0.0/8",       "172.16.0.
 class BatteryJail : public Battery {
  protected:
   std::string session_file(const std::vector<std::string>& blackholes, bool jail = true) {
-    SessionInfo s;
-    s.agent = "generic";
-    s.home = who_.home;
-    s.egress_jail = jail;
-    s.jail_blackholes = blackholes;
-    s.jail_unreachable = {"169.254.0.0/16"};
-    s.jail_allow = {"198.51.100.53/32"};
-    s.jail_gateway = "192.0.2.1";
-    s.jail_dns = "198.51.100.53";
+    SessionIntent s;
+    s.agent.name = "generic";
+    s.home.path = who_.home;
+    s.network.mode = jail ? NetworkMode::EgressJail : NetworkMode::Host;
+    s.network.blackholes = blackholes;
+    s.network.unreachable = {"169.254.0.0/16"};
+    s.network.allow = {"198.51.100.53/32"};
+    s.network.gateway = "192.0.2.1";
+    s.network.dns_forward = "198.51.100.53";
     std::string path = base_->path() + "/session-" + std::to_string(++count_);
     write_file(path, serialize_session(s), 0644);
     return path;
@@ -852,9 +733,9 @@ TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
                                 "--tmpfs", "/run", "--tmpfs", who_.home, "--ro-bind", libexec, libexec, "--",
                                 battery_, "--json"},
                                o));
-  ASSERT_TRUE(r.doc.get("session_file"));
-  EXPECT_EQ(r.doc.get("session_file")->kind, Json::Null);
-  EXPECT_EQ(r.doc.get("profile")->kind, Json::Null);
+  ASSERT_TRUE(r.doc.contains("session_file"));
+  EXPECT_TRUE(r.doc["session_file"].is_null());
+  EXPECT_TRUE(r.doc["profile"].is_null());
   // What a bare bwrap lacks: the sentinel, the git config, a filter; it allows nested userns;
   // root can read /etc/shadow.
   expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26"}
@@ -950,31 +831,31 @@ TEST_P(Battery, ColourOnlyOnATerminal) {
 
 TEST_P(Battery, JsonContract) {
   BatteryRun r = in_cordon();
-  ASSERT_EQ(r.doc.kind, Json::Object) << r.raw.out;
-  EXPECT_EQ(r.doc.get("battery")->text, "cordon-battery");
-  EXPECT_EQ(r.doc.get("version")->number, 1);
-  EXPECT_EQ(r.doc.get("profile")->text, "generic");
-  EXPECT_EQ(r.doc.get("session_file")->text, kSessionFilePath);
-  const Json* checks = r.doc.get("checks");
-  ASSERT_TRUE(checks && checks->kind == Json::Array);
-  EXPECT_EQ(checks->items.size(), 27u);
+  ASSERT_TRUE(r.doc.is_object()) << r.raw.out;
+  EXPECT_EQ(r.doc["battery"], "cordon-battery");
+  EXPECT_EQ(r.doc["version"], 1);
+  EXPECT_EQ(r.doc["profile"], "generic");
+  EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
+  const Json& checks = r.doc["checks"];
+  ASSERT_TRUE(checks.is_array());
+  EXPECT_EQ(checks.size(), 27u);
   int pass = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",
                                             "configuration_integrity", "egress_confinement", "agent_integrity",
                                             "terminal_isolation", "resource_budgets"};
-  for (const auto& c : checks->items) {
+  for (const auto& c : checks) {
     for (const char* key : {"id", "name", "status", "detail", "property", "mechanism"}) {
-      ASSERT_TRUE(c.get(key)) << key;
-      EXPECT_EQ(c.get(key)->kind, Json::String) << key;
+      ASSERT_TRUE(c.contains(key)) << key;
+      EXPECT_TRUE(c[key].is_string()) << key;
     }
-    EXPECT_EQ(c.fields.size(), 6u);
-    EXPECT_TRUE(properties.count(c.get("property")->text)) << c.get("property")->text;
-    EXPECT_FALSE(c.get("mechanism")->text.empty());
-    (c.get("status")->text == "PASS" ? pass : failed)++;
+    EXPECT_EQ(c.size(), 6u);
+    EXPECT_TRUE(properties.count(c["property"].get<std::string>())) << c["property"];
+    EXPECT_FALSE(c["mechanism"].get<std::string>().empty());
+    (c["status"] == "PASS" ? pass : failed)++;
   }
-  EXPECT_EQ(r.doc.get("pass")->number, pass);
-  EXPECT_EQ(r.doc.get("fail")->number, failed);
+  EXPECT_EQ(r.doc["pass"], pass);
+  EXPECT_EQ(r.doc["fail"], failed);
   EXPECT_EQ(r.raw.exit_code, failed);
   EXPECT_EQ(r.raw.out.back(), '\n');
   EXPECT_EQ(std::count(r.raw.out.begin(), r.raw.out.end(), '\n'), 1) << "one object on one line";

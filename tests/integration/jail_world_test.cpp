@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "cgroup_scope.h"
 #include "common/mountinfo.h"
+#include "common/json_codec.h"
 #include "jail_world.h"
 
 namespace cordon::testing {
@@ -195,10 +197,21 @@ TEST_F(JailWorld, SandboxSeesTheForwarderResolvConfAndTheSession) {
   EXPECT_NE(run.output.find("\nnameserver 198.51.100.53\nsearch corp.test\noptions ndots:2 timeout:1 attempts:1\n"),
             std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("10.53.0.53"), std::string::npos) << run.output;
-  for (const char* line : {"egress_jail 1", "jail_blackhole 10.0.0.0/8", "jail_blackhole 192.0.2.0/24",
-                           "jail_unreachable 169.254.0.0/16", "jail_allow 198.51.100.53/32", "jail_allow 10.9.9.9/32",
-                           "jail_gateway 192.0.2.1", "jail_dns 198.51.100.53"})
-    EXPECT_NE(run.output.find(std::string(line) + "\n"), std::string::npos) << line;
+  // The session file is the one JSON line after resolv.conf.
+  const auto at = run.output.find("{\"format\":\"cordon-session\"");
+  ASSERT_NE(at, std::string::npos) << run.output;
+  const Json network = Json::parse(run.output.substr(at, run.output.find('\n', at) - at))["network"];
+  EXPECT_EQ(network["mode"], "egress-jail");
+  auto has = [&](const char* key, const char* value) {
+    return std::count(network[key].begin(), network[key].end(), Json(value)) == 1;
+  };
+  EXPECT_TRUE(has("blackholes", "10.0.0.0/8")) << network;
+  EXPECT_TRUE(has("blackholes", "192.0.2.0/24")) << network;
+  EXPECT_TRUE(has("unreachable", "169.254.0.0/16")) << network;
+  EXPECT_TRUE(has("allow", "198.51.100.53/32")) << network;
+  EXPECT_TRUE(has("allow", "10.9.9.9/32")) << network;
+  EXPECT_EQ(network["gateway"], "192.0.2.1");
+  EXPECT_EQ(network["dns_forward"], "198.51.100.53");
 }
 
 TEST_F(JailWorld, RouteTamperingFromInsideFailsAndLeavesRoutesIntact) { expect_tampering_fails(As::Root); }

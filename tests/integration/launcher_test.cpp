@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/json_codec.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -308,7 +309,8 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
 
   RunResult argv = run({cordon_, "--config", config_, "argv", "--json", "--", "/usr/bin/touch", marker}, o);
   EXPECT_EQ(argv.exit_code, 0) << argv.err;
-  EXPECT_NE(argv.out.find("\"argv\":[\""), std::string::npos);
+  Json argv_json = Json::parse(argv.out);
+  EXPECT_TRUE(argv_json["argv"].is_array() && argv_json["argv"][0].is_string()) << argv.out;
 
   EXPECT_FALSE(path_exists(marker)) << "a refused launch ran the command";
 }
@@ -342,8 +344,25 @@ TEST_P(Launcher, StatusInsideAndOutsideNamesAWeakNetwork) {
   o.cwd = workspace_;
   RunResult outside = run({cordon_, "--config", config_, "status", "--json"}, o);
   ASSERT_EQ(outside.exit_code, 0) << outside.err;
-  EXPECT_NE(outside.out.find("\"inside_sandbox\":false"), std::string::npos) << outside.out;
-  EXPECT_NE(outside.out.find("\"egress_jail\":false"), std::string::npos) << outside.out;
+  Json status = Json::parse(outside.out);
+  EXPECT_EQ(status["inside_sandbox"], false) << outside.out;
+  EXPECT_EQ(status["network"]["mode"], "host") << outside.out;
+}
+
+TEST_P(Launcher, DoctorJsonIsOneVersionedDocument) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult doctor = run({cordon_, "--config", config_, "doctor", "--json"}, o);
+  Json report = Json::parse(doctor.out);  // strict
+  EXPECT_EQ(report["format"], "cordon-doctor");
+  EXPECT_EQ(report["version"], 1);
+  ASSERT_TRUE(report["checks"].is_array() && !report["checks"].empty()) << doctor.out;
+  int fails = 0;
+  for (const auto& row : report["checks"]) fails += row["status"] == "FAIL";
+  EXPECT_EQ(report["fail"], fails);
+  EXPECT_EQ(doctor.exit_code, fails);
 }
 
 INSTANTIATE_TEST_SUITE_P(As, Launcher, ::testing::Values(Who::Root, Who::User), who_name);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/error.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -176,14 +177,21 @@ TEST_F(Limits, ARunMayOnlyLowerALimit) {
 // On this CI machine the memory and pids controllers are cgroup v1. tests/vm/cgroup2-vm.sh
 // runs these same tests in a VM whose kernel mounts only cgroup v2 (see docs/limits.md).
 
+// A record's manifest (line 1) and receipt (the "receipt" of line 2; null while running).
+Json manifest_of(const std::string& record) { return Json::parse(record.substr(0, record.find('\n'))); }
+Json receipt_of(const std::string& record) {
+  std::istringstream lines(record);
+  for (std::string line; std::getline(lines, line);)
+    if (Json doc = Json::parse(line); doc.contains("receipt")) return doc["receipt"];
+  return Json();
+}
+
 // The receipt's "cgroups_removed" directories, each of which must be gone.
 void expect_cgroups_removed(const std::string& record) {
-  auto at = record.find("\"cgroups_removed\":[\"");
-  ASSERT_NE(at, std::string::npos) << record;
-  std::string list = record.substr(at + 19, record.find(']', at) - at - 19);
+  Json receipt = receipt_of(record);
+  ASSERT_TRUE(receipt.is_object() && receipt["teardown"].contains("cgroups_removed")) << record;
   size_t count = 0;
-  for (size_t q = list.find('"'); q != std::string::npos; q = list.find('"', list.find('"', q + 1) + 1)) {
-    std::string dir = list.substr(q + 1, list.find('"', q + 1) - q - 1);
+  for (const std::string& dir : bytes_array_from_json(receipt["teardown"]["cgroups_removed"])) {
     EXPECT_NE(dir.find("/cordon-"), std::string::npos) << dir;
     EXPECT_FALSE(path_exists(dir)) << dir << " was left behind";
     ++count;
@@ -205,8 +213,8 @@ TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
   EXPECT_LT(forked, 48) << r.out;
   EXPECT_NE(r.err.find("hit its pids_max limit"), std::string::npos) << r.err;
   std::string record = record_of_latest(root_identity());
-  EXPECT_NE(record.find("\"limit_hits\":[\"pids_max\"]"), std::string::npos) << record;
-  EXPECT_NE(record.find("\"enforced\":[\"core\",\"pids_max\"]"), std::string::npos) << record;
+  EXPECT_EQ(receipt_of(record)["limit_hits"], Json::parse(R"(["pids_max"])")) << record;
+  EXPECT_EQ(manifest_of(record)["limits"]["enforced"], Json::parse(R"(["core","pids_max"])")) << record;
   EXPECT_NE(record.find(scope.dir() + "/cordon-"), std::string::npos) << record;
   expect_cgroups_removed(record);
   // Control: root is exempt from RLIMIT_NPROC, so without the cgroup the probe gets all 400.
@@ -273,7 +281,9 @@ TEST_F(Limits, CgroupBudgetWithoutAWritableCgroupIsRefusedUnlessBestEffort) {
   EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
   EXPECT_TRUE(path_exists(marker));
   std::string record = record_of_latest(user_);
-  EXPECT_NE(record.find("\"not_enforced\":[\"pids_max ("), std::string::npos) << record;
+  const Json not_enforced = manifest_of(record)["limits"]["not_enforced"];
+  ASSERT_EQ(not_enforced.size(), 1u) << record;
+  EXPECT_EQ(not_enforced[0].get<std::string>().rfind("pids_max (", 0), 0u) << record;
 }
 
 TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
@@ -337,7 +347,7 @@ TEST_F(Limits, V2TeardownKeepsControllersAnotherChildStillUses) {
   EXPECT_EQ(read_file(other + "/pids.max"), "5\n");
   EXPECT_NE(read_file(scope.dir() + "/cgroup.subtree_control").find("pids"), std::string::npos);
   std::string record = record_of_latest(root_identity());
-  EXPECT_NE(record.find("\"teardown\":{\"verified\":true"), std::string::npos) << record;
+  EXPECT_EQ(receipt_of(record)["teardown"]["verified"], true) << record;
   // Clean up as the next launch would: the empty leaf, then the controllers.
   ::rmdir(other.c_str());
   for (const auto& entry : fs::directory_iterator(scope.dir()))

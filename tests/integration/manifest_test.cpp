@@ -60,12 +60,16 @@ TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {
   for (const auto& p : after)
     if (!before.count(p)) path = p;
   std::string json = read_file(path);
-  EXPECT_NE(json.find("\"exit_code\":3"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"teardown\":{\"verified\":true"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"bwrap_argv\":[\"/usr/bin/bwrap\""), std::string::npos);
-  EXPECT_NE(json.find("\"config_sha256\":\""), std::string::npos);
-  EXPECT_NE(json.find("\"seccomp_rules_digest\":\""), std::string::npos);
-  EXPECT_NE(json.find("\"kernel\":\""), std::string::npos);
+  std::vector<Json> lines = record_lines(path);
+  ASSERT_EQ(lines.size(), 2u) << json;  // the manifest, then the receipt
+  const Json& manifest = lines[0];
+  const Json& receipt = lines[1]["receipt"];
+  EXPECT_EQ(receipt["exit_code"], 3) << json;
+  EXPECT_EQ(receipt["teardown"]["verified"], true) << json;
+  EXPECT_EQ(manifest["bwrap_argv"][0], "/usr/bin/bwrap");
+  EXPECT_TRUE(manifest["config_sha256"].is_string());
+  EXPECT_TRUE(manifest["seccomp_rules_digest"].is_string());
+  EXPECT_TRUE(manifest["versions"]["kernel"].is_string());
   EXPECT_EQ(json.find("ghp_manifest_canary"), std::string::npos) << "a secret value reached the record";
 
   std::string id = fs::path(path).stem().string();
@@ -86,10 +90,48 @@ TEST_P(Manifest, RefusedLaunchIsRecordedToo) {
   for (const auto& p : after)
     if (!before.count(p)) {
       std::string json = read_file(p);
-      EXPECT_NE(json.find("\"command_ran\":false"), std::string::npos) << json;
-      EXPECT_NE(json.find("\"launch_error\":\"sandbox setup failed"), std::string::npos) << json;
+      std::vector<Json> lines = record_lines(p);
+      ASSERT_EQ(lines.size(), 2u) << json;
+      EXPECT_EQ(lines[1]["receipt"]["command_ran"], false) << json;
+      EXPECT_EQ(lines[1]["receipt"]["launch_error"].get<std::string>().rfind("sandbox setup failed", 0), 0u) << json;
       fs::remove(p);
     }
+}
+
+// A workspace whose name is not UTF-8 (an invalid byte, an overlong "/", a CESU-encoded lone
+// surrogate): the record stays valid JSON (the name is {"base64": ...}, decoded to the same
+// bytes), and the battery inside, reading the same name from the session file, finds it
+// bound read-write.
+TEST_P(Manifest, NonUtf8WorkspaceIsRecordedAsValidJson) {
+  const std::string workspace = base_->path() + "/ws-\xff\xfe-\xc0\xaf-\xed\xa0\x80";
+  fs::create_directories(workspace);
+  chown_tree(workspace, who_.uid, who_.gid);
+  const std::string battery = fs::path(cordon_).parent_path().parent_path().string() + "/libexec/cordon/cordon-battery";
+  auto before = session_records(who_, workspace);
+  RunResult r = cordon({"run", "--workspace", workspace, "--", battery, "--json", "--only", "17"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  Json report = Json::parse(r.out);
+  ASSERT_EQ(report["checks"].size(), 1u) << r.out;
+  EXPECT_EQ(report["checks"][0]["status"], "PASS") << r.out;
+  auto after = session_records(who_, workspace);
+  ASSERT_EQ(after.size(), before.size() + 1);
+  std::string path;
+  for (const auto& p : after)
+    if (!before.count(p)) path = p;
+  RunResult strict = run({"/usr/bin/python3", "-c", "import json,sys; [json.loads(l) for l in open(sys.argv[1])]", path}, RunOptions{});
+  EXPECT_EQ(strict.exit_code, 0) << strict.err << read_file(path);
+  std::vector<Json> lines = record_lines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0]["workspace"].is_object()) << "not UTF-8: expected {\"base64\": ...}";
+  EXPECT_EQ(bytes_from_json(lines[0]["workspace"]), workspace);
+  fs::remove(path);
+  // The plan and the intent, for machines, are strict JSON too (nlohmann rejects invalid UTF-8).
+  RunResult argv = cordon({"argv", "--json", "--workspace", workspace, "--", "/bin/true"});
+  ASSERT_EQ(argv.exit_code, 0) << argv.err;
+  EXPECT_EQ(bytes_from_json(Json::parse(argv.out)["workspace"]), workspace);
+  RunResult status = cordon({"status", "--json", "--workspace", workspace});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(bytes_from_json(Json::parse(status.out)["workspace"]), workspace);
 }
 
 TEST_P(Manifest, TeardownFailureIsLoud) {

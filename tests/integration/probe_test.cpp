@@ -30,6 +30,7 @@
 
 #include "jail_world.h"
 #include "cgroup_scope.h"
+#include "common/json_codec.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -391,11 +392,18 @@ TEST_P(Probe, ListUsageSelftestAndResultLines) {
   jo.cwd = ws_;
   RunResult json = run(cordon_argv({}, {"--json", "--only", "44", "--checks-passed", "3"}), jo);
   EXPECT_EQ(json.exit_code, 0) << json.out << json.err;
-  for (const char* part : {"\"tool\":\"cordon-probe\"", "\"id\":\"44\"", "\"name\":\"priv-chroot\"",
-                           "\"family\":\"privilege\"", "\"verdict\":\"BLOCKED\"", "\"result\":\"SANDBOX OK\"",
-                           "\"result_line\":\"RESULT: SANDBOX OK (3 checks + 1 probes)\"", "\"exit_code\":0",
-                           "\"in_cordon_session\":true"})
-    EXPECT_NE(json.out.find(part), std::string::npos) << part << "\n" << json.out;
+  Json report = Json::parse(json.out);  // strict
+  EXPECT_EQ(report["tool"], "cordon-probe") << json.out;
+  ASSERT_EQ(report["probes"].size(), 1u) << json.out;
+  const Json& probe = report["probes"][0];
+  EXPECT_EQ(probe["id"], "44");
+  EXPECT_EQ(probe["name"], "priv-chroot");
+  EXPECT_EQ(probe["family"], "privilege");
+  EXPECT_EQ(probe["verdict"], "BLOCKED") << json.out;
+  EXPECT_EQ(report["result"], "SANDBOX OK") << json.out;
+  EXPECT_EQ(report["result_line"], "RESULT: SANDBOX OK (3 checks + 1 probes)");
+  EXPECT_EQ(report["exit_code"], 0);
+  EXPECT_EQ(report["in_cordon_session"], true);
 }
 
 // The agent-driven audit ships in three files with one body: generic, Claude Code command,

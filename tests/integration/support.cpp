@@ -122,9 +122,25 @@ std::set<std::string> session_records(const Identity& who, const std::string& wo
   std::set<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(sessions_dir_of(who), ec))
-    if (e.path().extension() == ".json" &&
-        read_file(e.path().string()).find("\"workspace\":\"" + workspace + "\"") != std::string::npos)
-      out.insert(e.path().string());
+    if (e.path().extension() == ".json") {
+      std::vector<Json> lines = record_lines(e.path().string());
+      if (!lines.empty() && lines[0].contains("workspace") && bytes_from_json(lines[0]["workspace"]) == workspace)
+        out.insert(e.path().string());
+    }
+  return out;
+}
+
+std::vector<Json> record_lines(const std::string& path) {
+  std::vector<Json> out;
+  std::istringstream text(read_file(path));
+  std::string line;
+  while (std::getline(text, line)) {
+    try {
+      out.push_back(Json::parse(line));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << path << ": a line is not JSON (" << e.what() << "): " << line;
+    }
+  }
   return out;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_codec.h"
+
 namespace cordon::testing {
 
 // A temporary directory (mode 0755) removed recursively at destruction.
@@ -100,6 +102,9 @@ std::string sessions_dir_of(const Identity& who);
 // The paths of `who`'s session records for launches in `workspace`, oldest first (session ids
 // start with the UTC time): other tests launch as the same user in parallel.
 std::set<std::string> session_records(const Identity& who, const std::string& workspace);
+// A session record's lines (the manifest, then the receipt once it ended), each parsed
+// strictly; a line that is not JSON fails the calling test.
+std::vector<Json> record_lines(const std::string& path);
 
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who,

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_codec.h"
 #include "common/text.h"
 
 namespace cordon {
@@ -13,17 +14,17 @@ void print_argv(const SandboxPlan& plan, bool json) {
     std::printf("%s\n", shell_join(plan.argv).c_str());
     return;
   }
-  std::string files;
+  Json files = Json::array();
   for (const auto& f : plan.data_files)
-    files += std::string(files.empty() ? "" : ",") + "{\"fd\":" + std::to_string(f.fd) +
-             ",\"dest\":" + json_string(f.dest) + ",\"content\":" + json_string(f.content) + "}";
+    files.push_back({{"fd", f.fd}, {"dest", bytes_json(f.dest)}, {"content", bytes_json(f.content)}});
   std::vector<std::string> env_names;
   for (const auto& [name, value] : plan.env) env_names.push_back(name);
-  std::printf("{\"argv\":%s,\"seccomp_fd\":%d,\"status_fd\":%d,\"data_files\":[%s],\"env_names\":%s,"
-              "\"writable\":%s,\"workspace\":%s,\"agent\":%s}\n",
-              json_string_array(plan.argv).c_str(), kSeccompFd, kStatusFd, files.c_str(),
-              json_string_array(env_names).c_str(), json_string_array(plan.writable).c_str(),
-              json_string(plan.workspace).c_str(), json_string(plan.agent).c_str());
+  Json document{{"format", "cordon-argv"}, {"version", 1},
+                {"argv", bytes_array_json(plan.argv)}, {"seccomp_fd", kSeccompFd}, {"status_fd", kStatusFd},
+                {"data_files", files}, {"env_names", bytes_array_json(env_names)},
+                {"writable", bytes_array_json(plan.writable)}, {"workspace", bytes_json(plan.workspace)},
+                {"agent", bytes_json(plan.agent)}};
+  std::fputs((dump_line(document) + "\n").c_str(), stdout);
 }
 
 }  // namespace cordon

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/json_codec.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -161,14 +162,12 @@ int print_doctor(const std::vector<DoctorRow>& rows, bool json) {
   int fails = 0;
   for (const auto& r : rows) fails += r.status == DoctorStatus::Fail;
   if (json) {
-    std::printf("{\"checks\":[");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      std::printf("%s{\"name\":%s,\"status\":%s,\"detail\":%s,\"fix\":%s}", i ? "," : "",
-                  json_string(r.name).c_str(), json_string(label(r.status)).c_str(),
-                  json_string(r.detail).c_str(), json_string(r.status == DoctorStatus::Pass ? "" : r.fix).c_str());
-    }
-    std::printf("],\"fail\":%d}\n", fails);
+    Json checks = Json::array();
+    for (const auto& r : rows)
+      checks.push_back({{"name", bytes_json(r.name)}, {"status", label(r.status)}, {"detail", bytes_json(r.detail)},
+                        {"fix", bytes_json(r.status == DoctorStatus::Pass ? "" : r.fix)}});
+    Json document{{"format", "cordon-doctor"}, {"version", 1}, {"checks", checks}, {"fail", fails}};
+    std::fputs((dump_line(document) + "\n").c_str(), stdout);
     return fails;
   }
   std::printf("cordon doctor: %zu checks\n", rows.size());

@@ -56,7 +56,7 @@ std::string read_link(const std::string& path) {
   return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
 }
 
-// The record of one shim: "key value" lines, as the session file.
+// The record of one shim: "key value" lines.
 std::map<std::string, std::string> read_record(const std::string& path) {
   std::map<std::string, std::string> out;
   std::istringstream in(read_text_file(path));

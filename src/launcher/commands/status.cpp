@@ -4,24 +4,25 @@
 #include <cstdio>
 #include <optional>
 
+#include "common/intent_json.h"
 #include "common/text.h"
 
 namespace cordon {
 namespace {
 
-std::string home_summary(const SessionInfo& s) {
-  std::vector<std::string> entries = s.agent_home;
-  for (const auto& e : s.home_keep) entries.push_back(e + " (ro)");
+std::string home_summary(const SessionIntent& s) {
+  std::vector<std::string> entries = s.agent.home;
+  for (const auto& e : s.home.keep_read_only) entries.push_back(e + " (ro)");
   if (entries.empty()) return "empty tmpfs (nothing of the host's home)";
   std::string out;
   for (const auto& e : entries) out += (out.empty() ? "" : ", ") + e;
   return out + " only";
 }
 
-std::string network_summary(const SessionInfo& s) {
-  if (!s.egress_jail) return "NOT CONFINED: host network (egress jail disabled)";
-  return "egress jail: " + std::to_string(s.jail_blackholes.size()) + " private/connected ranges blackholed, "
-         "link-local unreachable, " + std::to_string(s.jail_allow.size()) + " allowed IPs, DNS via " + s.jail_dns;
+std::string network_summary(const SessionIntent& s) {
+  if (!s.network.jailed()) return "NOT CONFINED: host network (egress jail disabled)";
+  return "egress jail: " + std::to_string(s.network.blackholes.size()) + " private/connected ranges blackholed, "
+         "link-local unreachable, " + std::to_string(s.network.allow.size()) + " allowed IPs, DNS via " + s.network.dns_forward;
 }
 
 // 268435456 -> "256 MiB"; 1500 -> "1500 B".
@@ -61,19 +62,19 @@ std::string limit_text(const std::string& entry) {
   return entry;
 }
 
-std::string limits_summary(const SessionInfo& s) {
+std::string limits_summary(const SessionIntent& s) {
   std::string out;
-  for (const auto& l : s.limits) out += (out.empty() ? "" : ", ") + limit_text(l);
+  for (const auto& l : s.limits.values) out += (out.empty() ? "" : ", ") + limit_text(l);
   return out.empty() ? "none" : out;
 }
 
 }  // namespace
 
 std::string render_status(const StatusView& v) {
-  const SessionInfo& s = v.session;
-  std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent + ")"
-                               : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent + ")";
-  if (!s.egress_jail) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  const SessionIntent& s = v.intent;
+  std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
+                               : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
+  if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
   std::string out = first + "\n";
   out += "  workspace    " + s.workspace + " rw\n";
   out += "  writable     ";
@@ -82,32 +83,28 @@ std::string render_status(const StatusView& v) {
   out += "  network      " + network_summary(s) + "\n";
   out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
   out += "  limits       " + limits_summary(s) + "\n";
-  out += "  config       " + s.config_path + (s.config_path == s.config_fixed_path ? "" : " (NOT the fixed path " + s.config_fixed_path + ")") + "\n";
+  out += "  config       " + s.config.path + (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")") + "\n";
   out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
   return out;
 }
 
 std::string render_status_json(const StatusView& v) {
-  const SessionInfo& s = v.session;
-  return "{\"inside_sandbox\":" + std::string(v.inside ? "true" : "false") +
-         ",\"agent\":" + json_string(s.agent) + ",\"workspace\":" + json_string(s.workspace) +
-         ",\"writable\":" + json_string_array(s.writable) + ",\"home\":" + json_string_array(s.agent_home) +
-         ",\"home_read_only\":" + json_string_array(s.home_keep) +
-         ",\"network\":{\"egress_jail\":" + (s.egress_jail ? "true" : "false") +
-         ",\"blackholes\":" + json_string_array(s.jail_blackholes) + ",\"allow\":" + json_string_array(s.jail_allow) +
-         ",\"dns_forward\":" + json_string(s.jail_dns) + "}" +
-         ",\"env_names\":" + json_string_array(s.env_names) + ",\"limits\":" + json_string_array(s.limits) +
-         ",\"config_path\":" + json_string(s.config_path) + ",\"config_fixed\":" +
-         (s.config_path == s.config_fixed_path ? "true" : "false") +
-         ",\"last_verify\":" + json_string(s.last_verify) + "}\n";
+  Json document{{"format", kStatusFormat}, {"version", kStatusVersion}, {"inside_sandbox", v.inside},
+                {"config_fixed", v.intent.config.path == v.intent.config.fixed_path}};
+  document.update(intent_json(v.intent));
+  return dump_line(document) + "\n";
 }
 
 bool status_inside_sandbox(bool json) {
   std::string problem;
   std::string text = read_text_file(kSessionFilePath);
   if (text.empty()) return false;
-  std::optional<SessionInfo> session = parse_session(text, &problem);
-  if (!session) return false;
+  std::optional<SessionIntent> session = parse_session(text, &problem);
+  if (!session) {
+    // Said, not fatal: what follows is what a launch here would enforce.
+    std::fprintf(stderr, "cordon: ignoring %s: %s\n", kSessionFilePath, problem.c_str());
+    return false;
+  }
   StatusView view{true, *session};
   std::fputs((json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return true;
@@ -116,7 +113,7 @@ bool status_inside_sandbox(bool json) {
 int status_command(const Config& config, SessionOptions o) {
   o.command = {"/bin/true"};
   auto jail_plan = jail_plan_for(config);
-  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).session};
+  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).intent};
   std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return 0;
 }

@@ -4,15 +4,19 @@
 
 #include <string>
 
-#include "common/session_file.h"
+#include "common/intent.h"
 #include "launcher/inputs/config.h"
 #include "launcher/plan/session_options.h"
 
 namespace cordon {
 
+// `status --json`: "format" and major "version" (docs/schemas.md).
+inline constexpr const char* kStatusFormat = "cordon-status";
+inline constexpr int kStatusVersion = 1;
+
 struct StatusView {
   bool inside = false;   // read from /run/cordon/session inside a sandbox
-  SessionInfo session;   // what is (or would be) enforced
+  SessionIntent intent;   // what is (or would be) enforced
 };
 
 std::string render_status(const StatusView& view);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon {
 

@@ -1,7 +1,7 @@
 #include "launcher/fs/mounts.h"
 
 #include "common/credential_files.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon {
 namespace {

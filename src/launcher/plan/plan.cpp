@@ -57,23 +57,22 @@ std::vector<std::string> namespace_args() {
           "--cap-drop",     "ALL",            "--die-with-parent"};
 }
 
-SessionInfo describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
+SessionIntent describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
                              const EnvList& env, const std::vector<std::string>& writable) {
-  SessionInfo s;
-  s.config_path = config.source_path;
-  s.config_fixed_path = build::kConfigPath;
-  s.config_found = config.file_found;
-  s.agent = profile.name;
-  s.agent_home = profile.home;
-  s.home_keep = config.home_keep_ro;
-  s.home = f.home;
+  SessionIntent s;
+  s.config.path = config.source_path;
+  s.config.fixed_path = build::kConfigPath;
+  s.config.found = config.file_found;
+  s.agent.name = profile.name;
+  s.agent.home = profile.home;
+  s.home.keep_read_only = config.home_keep_ro;
+  s.home.path = f.home;
   s.workspace = f.workspace;
   s.writable = writable;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
-  s.agent_binary = agent_binary(profile, f);
+  s.agent.binary = agent_binary(profile, f);
   s.host_namespaces = f.namespaces;
-  s.egress_jail = false;  // set by the jail when it programs the routes
   return s;
 }
 
@@ -124,24 +123,24 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
 
   MountPlan mounts = plan_mounts(config, profile, facts, session_args);
   plan.writable = mounts.writable;
-  plan.session = describe_session(config, profile, facts, plan.env, plan.writable);
+  plan.intent = describe_session(config, profile, facts, plan.env, plan.writable);
   if (jail) {
-    plan.session.egress_jail = true;
-    for (const auto& p : jail->blackholes) plan.session.jail_blackholes.push_back(p.str());
-    for (const auto& p : jail->unreachable) plan.session.jail_unreachable.push_back(p.str());
-    for (const auto& p : jail->allow) plan.session.jail_allow.push_back(p.str());
-    plan.session.jail_gateway = jail->gateway;
-    plan.session.jail_dns = jail->dns_forward;
+    plan.intent.network.mode = NetworkMode::EgressJail;
+    for (const auto& p : jail->blackholes) plan.intent.network.blackholes.push_back(p.str());
+    for (const auto& p : jail->unreachable) plan.intent.network.unreachable.push_back(p.str());
+    for (const auto& p : jail->allow) plan.intent.network.allow.push_back(p.str());
+    plan.intent.network.gateway = jail->gateway;
+    plan.intent.network.dns_forward = jail->dns_forward;
   }
-  for (const auto& r : plan.limits.rlimits) plan.session.limits.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& r : plan.limits.rlimits) plan.intent.limits.values.push_back(r.name + "=" + std::to_string(r.value));
   for (const auto& b : plan.limits.cgroup_budgets) {
-    plan.session.limits.push_back(b.limit_key + "=" + std::to_string(b.value));
-    plan.session.cgroup_parents[b.controller] = b.parent_dir;
+    plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
+    plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
   }
   if (plan.limits.wall_clock_seconds > 0)
-    plan.session.limits.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
-  plan.session.last_verify = facts.last_verify;
-  data.files[session_index].content = serialize_session(plan.session);
+    plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+  plan.intent.last_verify = facts.last_verify;
+  data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 
   auto& a = plan.argv;

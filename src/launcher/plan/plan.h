@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/session_file.h"
+#include "common/intent.h"
 #include "launcher/inputs/config.h"
 #include "launcher/env/env.h"
 #include "launcher/inputs/host_facts.h"
@@ -32,7 +32,7 @@ struct SandboxPlan {
   std::string workspace;
   std::string chdir;
   std::string agent;
-  SessionInfo session;
+  SessionIntent intent;  // what the session file states (common/intent.h)
   LimitPlan limits;
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/session_file.h"
+#include "common/intent.h"
 
 namespace cordon {
 namespace {
@@ -33,7 +33,7 @@ void add_before_seccomp(std::vector<std::string>& argv, const std::vector<std::s
 // Removes every mask ("--ro-bind EMPTY DEST") whose DEST is accepted by `match`.
 template <typename Match>
 void remove_masks(SandboxPlan& plan, Match match) {
-  const std::string empty = plan.session.libexec + "/empty";
+  const std::string empty = plan.intent.libexec + "/empty";
   auto& a = plan.argv;
   for (size_t i = 0; i + 2 < a.size();) {
     if (a[i] == "--ro-bind" && a[i + 1] == empty && match(a[i + 2])) a.erase(a.begin() + static_cast<long>(i), a.begin() + static_cast<long>(i) + 3);
@@ -52,7 +52,7 @@ std::vector<std::string> weakening_names() {
 
 void apply_weakening(SandboxPlan& plan, const std::string& name) {
   auto& a = plan.argv;
-  const std::string& home = plan.session.home;
+  const std::string& home = plan.intent.home.path;
   if (name == "no-sentinel") {
     remove_seq(a, {"--setenv", "IS_SANDBOX", "1"});
   } else if (name == "no-clearenv") {
@@ -109,7 +109,7 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
     remove_seq(a, {"--seccomp", std::to_string(kSeccompFd)});
     plan.skip_seccomp = true;
   } else if (name == "no-libexec-bind") {
-    const std::string& libexec = plan.session.libexec;
+    const std::string& libexec = plan.intent.libexec;
     remove_seq(a, {"--ro-bind", libexec, libexec});
   } else {
     std::string known;

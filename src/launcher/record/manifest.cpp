@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/intent_json.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
@@ -37,43 +38,73 @@ void make_private_dirs(const std::string& path) {
   }
 }
 
-std::string field(const char* key, const std::string& json_value) {
-  return std::string("\"") + key + "\":" + json_value;
-}
-
-std::string quoted(const std::string& text) { return json_string(text); }
-
 std::string kernel_release() {
   utsname u{};
   return ::uname(&u) == 0 ? std::string(u.release) : "";
 }
 
-std::string limits_json(const LimitPlan& limits) {
-  std::string values = "{";
-  for (const auto& r : limits.rlimits)
-    values += (values.size() > 1 ? "," : "") + quoted(r.name) + ":" + std::to_string(r.value);
-  if (limits.wall_clock_seconds > 0)
-    values += (values.size() > 1 ? "," : "") + std::string("\"wall_clock_seconds\":") + std::to_string(limits.wall_clock_seconds);
-  std::string cgroups = "[";
+// The same names as the intent's limits (values), plus what the launch could and could not
+// enforce and where each cgroup budget lives.
+Json limits_json(const LimitPlan& limits) {
+  Json values = Json::object();
+  for (const auto& r : limits.rlimits) values[r.name] = r.value;
+  if (limits.wall_clock_seconds > 0) values["wall_clock_seconds"] = limits.wall_clock_seconds;
+  Json cgroups = Json::array();
   for (const auto& b : limits.cgroup_budgets) {
-    values += (values.size() > 1 ? "," : "") + quoted(b.limit_key) + ":" + std::to_string(b.value);
-    cgroups += (cgroups.size() > 1 ? "," : "") + std::string("{\"limit\":") + quoted(b.limit_key) +
-               ",\"cgroup\":" + quoted(cgroup::version_name(b.version)) + ",\"parent\":" + quoted(b.parent_dir) + "}";
+    values[b.limit_key] = b.value;
+    cgroups.push_back({{"limit", b.limit_key}, {"cgroup", cgroup::version_name(b.version)},
+                       {"parent", bytes_json(b.parent_dir)}});
   }
-  return "{\"values\":" + values + "},\"enforced\":" + json_string_array(limits.enforced) +
-         ",\"not_enforced\":" + json_string_array(limits.not_enforced) + ",\"cgroups\":" + cgroups + "]}";
+  return {{"values", values}, {"enforced", bytes_array_json(limits.enforced)},
+          {"not_enforced", bytes_array_json(limits.not_enforced)}, {"cgroups", cgroups}};
 }
 
-std::string network_json(const SessionInfo& s) {
-  if (!s.egress_jail) return "{\"mode\":\"host (egress jail disabled)\"}";
-  return "{\"mode\":\"egress-jail\",\"blackhole\":" + json_string_array(s.jail_blackholes) +
-         ",\"unreachable\":" + json_string_array(s.jail_unreachable) +
-         ",\"allow\":" + json_string_array(s.jail_allow) + ",\"gateway\":" + quoted(s.jail_gateway) +
-         ",\"dns_forward\":" + quoted(s.jail_dns) + "}";
+Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
+  const std::string config_text = config.file_found ? read_text_file(config.source_path) : "";
+  std::vector<std::string> env_names;
+  for (const auto& [name, value] : plan.env) env_names.push_back(name);
+  ToolVersions versions = tool_versions(facts, plan);
+  return {
+      {"format", kManifestFormat},
+      {"version", kRecordVersion},
+      {"session", id},
+      {"started", utc_now()},
+      {"uid", facts.uid},
+      {"user", bytes_json(facts.user)},
+      {"config_path", bytes_json(config.source_path)},
+      {"config_sha256", config.file_found ? Json(sha256_hex(config_text)) : Json(nullptr)},
+      {"agent", bytes_json(plan.agent)},
+      {"workspace", bytes_json(plan.workspace)},
+      {"writable", bytes_array_json(plan.writable)},
+      {"env_names", bytes_array_json(env_names)},
+      {"bwrap_argv", bytes_array_json(plan.argv)},
+      {"seccomp_rules_digest", plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp))},
+      {"network", network_json(plan.intent.network)},
+      {"limits", limits_json(plan.limits)},
+      {"versions", {{"cordon", bytes_json(versions.cordon)}, {"bwrap", bytes_json(versions.bwrap)},
+                    {"pasta", bytes_json(versions.pasta)}, {"kernel", bytes_json(kernel_release())}}},
+  };
+}
+
+// The receipt's members sit under "receipt": a reader tells the two lines apart by it.
+Json receipt_json(const Receipt& r) {
+  const LaunchOutcome& o = r.outcome;
+  const bool signalled = o.exit_code > 128 && o.exit_code < 160;
+  Json receipt{
+      {"ended", utc_now()},
+      {"launch_error", r.launch_error.empty() ? Json(nullptr) : bytes_json(r.launch_error)},
+      {"command_ran", o.command_ran},
+      {"exit_code", o.exit_code},
+      {"signal", signalled ? Json(o.exit_code - 128) : Json(nullptr)},
+      {"duration_seconds", o.duration_seconds},
+      {"limit_hits", bytes_array_json(r.limit_hits)},
+      {"teardown", {{"verified", r.teardown_problems.empty()}, {"problems", bytes_array_json(r.teardown_problems)},
+                    {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
+  };
+  return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
 }
 
 }  // namespace
-
 
 std::string new_session_id() {
   unsigned char random[4] = {};
@@ -89,31 +120,6 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
   make_private_dirs(dir);
   id_ = new_session_id();
   path_ = dir + "/" + id_ + ".json";
-  const std::string config_text = config.file_found ? read_text_file(config.source_path) : "";
-  std::vector<std::string> env_names;
-  for (const auto& [name, value] : plan.env) env_names.push_back(name);
-  ToolVersions versions = tool_versions(facts, plan);
-
-  std::vector<std::string> members = {
-      field("session", quoted(id_)),
-      field("started", quoted(utc_now())),
-      field("uid", std::to_string(facts.uid)),
-      field("user", quoted(facts.user)),
-      field("config_path", quoted(config.source_path)),
-      field("config_sha256", config.file_found ? quoted(sha256_hex(config_text)) : "null"),
-      field("agent", quoted(plan.agent)),
-      field("workspace", quoted(plan.workspace)),
-      field("writable", json_string_array(plan.writable)),
-      field("env_names", json_string_array(env_names)),
-      field("bwrap_argv", json_string_array(plan.argv)),
-      field("seccomp_rules_digest", quoted(plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp)))),
-      field("network", network_json(plan.session)),
-      field("limits", limits_json(plan.limits)),
-      field("versions", "{\"cordon\":" + quoted(versions.cordon) + ",\"bwrap\":" + quoted(versions.bwrap) +
-                            ",\"pasta\":" + quoted(versions.pasta) + ",\"kernel\":" + quoted(kernel_release()) + "}"),
-  };
-  std::string manifest;
-  for (size_t i = 0; i < members.size(); ++i) manifest += (i ? "," : "") + members[i];
   // Written under a temporary name and renamed to a new one: a reader never sees half of it.
   // (Renaming over an existing file would make ext4 flush it to disk: milliseconds per launch.)
   std::string temporary = path_ + ".tmp";
@@ -121,7 +127,7 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
   if (fd < 0)
     throw Error(errno_text("writing the session record " + temporary, errno),
                 "make " + dir + " writable by this user; nothing runs without a record");
-  std::string line = "{" + manifest + "}\n";
+  std::string line = dump_line(manifest_json(id_, config, facts, plan)) + "\n";
   bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   ok = ::close(fd) == 0 && ok;
   if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0) {
@@ -132,20 +138,8 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
 }
 
 void SessionRecord::finish(const Receipt& r) {
-  const LaunchOutcome& o = r.outcome;
-  std::string receipt = "{" + field("ended", quoted(utc_now())) + "," +
-                        field("launch_error", r.launch_error.empty() ? "null" : quoted(r.launch_error)) + "," +
-                        field("command_ran", o.command_ran ? "true" : "false") + "," +
-                        field("exit_code", std::to_string(o.exit_code)) + "," +
-                        field("signal", o.exit_code > 128 && o.exit_code < 160 ? std::to_string(o.exit_code - 128) : "null") + "," +
-                        field("duration_seconds", std::to_string(o.duration_seconds)) + "," +
-                        field("limit_hits", json_string_array(r.limit_hits)) + "," +
-                        field("teardown", "{\"verified\":" + std::string(r.teardown_problems.empty() ? "true" : "false") +
-                                              ",\"problems\":" + json_string_array(r.teardown_problems) +
-                                              ",\"cgroups_removed\":" + json_string_array(r.cgroups_removed) + "}") +
-                        "}";
   // The receipt is the record's second line, appended in one write.
-  std::string line = "{\"receipt\":" + receipt + "}\n";
+  std::string line = dump_line(receipt_json(r)) + "\n";
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   if (fd >= 0) ok = ::close(fd) == 0 && ok;
@@ -160,7 +154,5 @@ std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcom
   for (const auto& s : outcome.survivors) problems.push_back(s + " outlived the sandbox (killed)");
   return problems;
 }
-
-
 
 }  // namespace cordon

@@ -17,6 +17,11 @@
 
 namespace cordon {
 
+// Each line's "format", and the major version both carry (docs/schemas.md).
+inline constexpr const char* kManifestFormat = "cordon-manifest";
+inline constexpr const char* kReceiptFormat = "cordon-receipt";
+inline constexpr int kRecordVersion = 2;
+
 // A new session id: UTC start time + 8 random hex digits.
 std::string new_session_id();
 

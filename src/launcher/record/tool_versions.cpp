@@ -46,7 +46,7 @@ ToolVersions tool_versions(const HostFacts& facts, const SandboxPlan& plan) {
   ToolVersions v;
   v.cordon = build::kVersion;
   v.bwrap = cached_version(cache, plan.argv.empty() ? facts.bwrap_path : plan.argv[0]);
-  if (plan.session.egress_jail) v.pasta = cached_version(cache, find_system_binary("pasta"));
+  if (plan.intent.network.jailed()) v.pasta = cached_version(cache, find_system_binary("pasta"));
   return v;
 }
 

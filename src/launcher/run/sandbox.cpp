@@ -22,6 +22,7 @@
 #include "common/memfd.h"
 #include "common/unique_fd.h"
 #include "launcher/process/child_process.h"
+#include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
 
@@ -85,15 +86,6 @@ void throw_child_report(const std::string& report) {
   if (report.empty()) return;
   auto newline = report.find('\n');
   throw Error(report.substr(0, newline), newline == std::string::npos ? "" : report.substr(newline + 1));
-}
-
-// The number after "key": in bwrap's JSON status lines, or "" when absent.
-std::string status_field(const std::string& status, const std::string& key) {
-  auto at = status.find("\"" + key + "\"");
-  if (at == std::string::npos) return {};
-  auto begin = status.find_first_of("0123456789", at + key.size() + 2);
-  auto end = status.find_first_not_of("0123456789", begin);
-  return begin == std::string::npos ? "" : status.substr(begin, end - begin);
 }
 
 // The launcher's remaining children: as child subreaper, every process of the session that
@@ -278,7 +270,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
   const std::string status = read_all(d.status_read.get());
   LaunchOutcome outcome;
-  outcome.command_ran = !status_field(status, "exit-code").empty();
+  outcome.command_ran = bwrap_status_says_command_ran(status);
   outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
   outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (ended.wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");

@@ -1,6 +1,7 @@
 // `cordon status` as a person reads it: budgets in units, weak setups named on line one.
 #include <gtest/gtest.h>
 
+#include "common/json_codec.h"
 #include "launcher/commands/status.h"
 
 namespace cordon {
@@ -8,10 +9,10 @@ namespace {
 
 StatusView view_with_limits(std::vector<std::string> limits) {
   StatusView v;
-  v.session.agent = "claude";
-  v.session.workspace = "/src/app";
-  v.session.egress_jail = true;
-  v.session.limits = std::move(limits);
+  v.intent.agent.name = "claude";
+  v.intent.workspace = "/src/app";
+  v.intent.network.mode = NetworkMode::EgressJail;
+  v.intent.limits.values = std::move(limits);
   return v;
 }
 
@@ -25,15 +26,15 @@ TEST(Status, BudgetsAreShownInUnits) {
       << out;
   EXPECT_NE(render_status(view_with_limits({"wall_clock_seconds=5400"})).find("90 min wall clock"), std::string::npos);
   EXPECT_NE(render_status(view_with_limits({})).find("  limits       none\n"), std::string::npos);
-  // JSON keeps the raw lines for machines.
-  EXPECT_NE(render_status_json(view_with_limits({"pids_max=512"})).find("\"limits\":[\"pids_max=512\"]"),
-            std::string::npos);
+  // JSON keeps the numbers for machines.
+  Json json = Json::parse(render_status_json(view_with_limits({"pids_max=512"})));
+  EXPECT_EQ(json["limits"]["values"], Json::parse(R"({"pids_max":512})"));
 }
 
 TEST(Status, FirstLineNamesADisabledJail) {
   StatusView v = view_with_limits({});
   EXPECT_EQ(render_status(v).find("NOT CONFINED"), std::string::npos);
-  v.session.egress_jail = false;
+  v.intent.network.mode = NetworkMode::Host;
   std::string out = render_status(v);
   EXPECT_NE(out.substr(0, out.find('\n')).find("NETWORK NOT CONFINED"), std::string::npos) << out;
 }

@@ -5,7 +5,8 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/session_file.h"
+#include "common/intent.h"
+#include "common/json_codec.h"
 #include "launcher/env/env.h"
 #include "launcher/fs/gitconfig.h"
 #include "launcher/plan/plan.h"
@@ -145,7 +146,7 @@ TEST(Plan, HomeInversionOrdering) {
   EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/home/dev/.absent", "/home/dev/.absent"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--bind", "/home/dev/.claude.json", "/home/dev/.claude.json"}), std::string::npos);
   EXPECT_EQ(plan.writable, (std::vector<std::string>{"/home/dev/.claude", "/src/app"}));
-  EXPECT_EQ(plan.session.agent, "claude");
+  EXPECT_EQ(plan.intent.agent.name, "claude");
 }
 
 TEST(Plan, ExtraWritablePathsComeAfterMasks) {
@@ -247,9 +248,23 @@ TEST(Plan, SessionFileDescribesIntent) {
   EXPECT_EQ(parsed->workspace, "/src/app");
   EXPECT_EQ(parsed->writable, std::vector<std::string>{"/src/app"});
   EXPECT_EQ(parsed->host_namespaces.at("pid"), "pid:[1]");
-  EXPECT_EQ(parsed->config_path, "/etc/cordon/cordon.toml");
+  EXPECT_EQ(parsed->config.path, "/etc/cordon/cordon.toml");
   EXPECT_NE(std::find(parsed->env_names.begin(), parsed->env_names.end(), "IS_SANDBOX"), parsed->env_names.end());
-  EXPECT_FALSE(parsed->egress_jail);
+  EXPECT_FALSE(parsed->network.jailed());
+}
+
+// The line format read "home_keep .x" then "writable /": the battery believed / was meant
+// to be writable. In JSON the entry is one string, and the writable set is what was bound.
+TEST(Plan, AHomeKeepEntryCannotInjectAWritablePath) {
+  Config c = parse_config("[network]\negress_jail = false\n[home]\nkeep = [\".x\\nwritable /\"]\n", "/etc/cordon/cordon.toml");
+  ASSERT_EQ(c.home_keep_ro, std::vector<std::string>{".x\nwritable /"});
+  SandboxPlan plan = build_plan(c, sample_facts(), request());
+  std::string problem;
+  auto parsed = parse_session(plan.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->home.keep_read_only, std::vector<std::string>{".x\nwritable /"});
+  EXPECT_EQ(parsed->writable, plan.writable);
+  EXPECT_EQ(std::count(parsed->writable.begin(), parsed->writable.end(), "/"), 0);
 }
 
 TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
@@ -262,11 +277,11 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   std::string problem;
   auto parsed = parse_session(plan.data_files[1].content, &problem);
   ASSERT_TRUE(parsed) << problem;
-  EXPECT_EQ(parsed->limits, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
-  EXPECT_EQ(parsed->cgroup_parents, (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
+  EXPECT_EQ(parsed->limits.values, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
+  EXPECT_EQ(parsed->limits.cgroup_parents, (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
                                                                        {"pids", "/sys/fs/cgroup/user.slice/run-1.scope"}}));
-  EXPECT_NE(plan.data_files[1].content.find("\ncgroup_parent pids /sys/fs/cgroup/user.slice/run-1.scope\n"),
-            std::string::npos);
+  Json file = Json::parse(plan.data_files[1].content);
+  EXPECT_EQ(file["limits"]["cgroup_parents"]["pids"], "/sys/fs/cgroup/user.slice/run-1.scope");
 }
 
 struct Refusal {
@@ -332,7 +347,7 @@ TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
   f.existing_paths.insert("/usr/local/libexec/cordon/agents/codex");
   SandboxPlan plan = build_plan(no_jail(), f, r);
   EXPECT_EQ(plan.argv.back(), "/usr/local/libexec/cordon/agents/codex");
-  EXPECT_EQ(plan.session.agent_binary, "/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(plan.intent.agent.binary, "/usr/local/libexec/cordon/agents/codex");
   // With an explicit command the shim-less agent still runs (e.g. a shell in its profile).
   r.command = {"bash"};
   f.existing_paths.erase("/usr/local/libexec/cordon/agents/codex");

@@ -1,0 +1,141 @@
+#include "common/intent.h"
+
+#include "common/error.h"
+#include "common/intent_json.h"
+
+namespace cordon {
+namespace {
+
+Json map_json(const std::map<std::string, std::string>& map) {
+  Json out = Json::object();
+  for (const auto& [key, value] : map) out[key] = bytes_json(value);
+  return out;
+}
+
+std::map<std::string, std::string> map_from_json(const Json& object, const char* key) {
+  std::map<std::string, std::string> out;
+  if (!object.contains(key)) return out;
+  if (!object[key].is_object()) throw Error(std::string("\"") + key + "\" is not an object");
+  for (const auto& [name, value] : object[key].items()) out[name] = bytes_from_json(value);
+  return out;
+}
+
+// "nofile=1024" -> "nofile": 1024 (a number when the value is one, else the text).
+Json limit_values_json(const std::vector<std::string>& values) {
+  Json out = Json::object();
+  for (const auto& entry : values) {
+    const auto eq = entry.find('=');
+    const std::string key = entry.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    const bool number = !value.empty() && value.size() < 20 && value.find_first_not_of("0123456789") == std::string::npos;
+    out[key] = number ? Json(std::stoull(value)) : bytes_json(value);
+  }
+  return out;
+}
+
+std::vector<std::string> limit_values_from_json(const Json& limits) {
+  std::vector<std::string> out;
+  if (!limits.contains("values")) return out;
+  if (!limits["values"].is_object()) throw Error("\"limits.values\" is not an object");
+  for (const auto& [key, value] : limits["values"].items())
+    out.push_back(key + "=" + (value.is_number_unsigned() ? std::to_string(value.get<unsigned long long>())
+                                                          : bytes_from_json(value)));
+  return out;
+}
+
+NetworkIntent network_from_json(const Json& network) {
+  NetworkIntent n;
+  const std::string mode = string_member(network, "mode");
+  if (mode == network_mode_name(NetworkMode::EgressJail)) n.mode = NetworkMode::EgressJail;
+  else if (!mode.empty() && mode != network_mode_name(NetworkMode::Host))
+    throw Error("unknown network mode \"" + mode + "\"");
+  n.blackholes = string_array_member(network, "blackholes");
+  n.unreachable = string_array_member(network, "unreachable");
+  n.allow = string_array_member(network, "allow");
+  n.gateway = string_member(network, "gateway");
+  n.dns_forward = string_member(network, "dns_forward");
+  return n;
+}
+
+Json member(const Json& document, const char* key) {
+  return document.contains(key) ? document[key] : Json::object();
+}
+
+}  // namespace
+
+const char* network_mode_name(NetworkMode mode) {
+  return mode == NetworkMode::EgressJail ? "egress-jail" : "host";
+}
+
+Json network_json(const NetworkIntent& n) {
+  Json out{{"mode", network_mode_name(n.mode)}};
+  if (!n.jailed()) return out;
+  out["blackholes"] = bytes_array_json(n.blackholes);
+  out["unreachable"] = bytes_array_json(n.unreachable);
+  out["allow"] = bytes_array_json(n.allow);
+  out["gateway"] = bytes_json(n.gateway);
+  out["dns_forward"] = bytes_json(n.dns_forward);
+  return out;
+}
+
+Json intent_json(const SessionIntent& s) {
+  Json out = Json::object();
+  out["config"] = {{"path", bytes_json(s.config.path)}, {"fixed_path", bytes_json(s.config.fixed_path)},
+                   {"found", s.config.found}};
+  out["agent"] = {{"name", bytes_json(s.agent.name)}, {"home", bytes_array_json(s.agent.home)},
+                  {"binary", bytes_json(s.agent.binary)}};
+  out["home"] = {{"path", bytes_json(s.home.path)}, {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
+  out["workspace"] = bytes_json(s.workspace);
+  out["writable"] = bytes_array_json(s.writable);
+  out["env_names"] = bytes_array_json(s.env_names);
+  out["libexec"] = bytes_json(s.libexec);
+  out["host_namespaces"] = map_json(s.host_namespaces);
+  out["network"] = network_json(s.network);
+  out["limits"] = {{"values", limit_values_json(s.limits.values)},
+                   {"cgroup_parents", map_json(s.limits.cgroup_parents)}};
+  out["last_verify"] = bytes_json(s.last_verify);
+  return out;
+}
+
+SessionIntent intent_from_json(const Json& d) {
+  SessionIntent s;
+  const Json config = member(d, "config"), agent = member(d, "agent"), home = member(d, "home");
+  s.config = {string_member(config, "path"), string_member(config, "fixed_path"), bool_member(config, "found")};
+  s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_member(agent, "binary")};
+  s.home = {string_member(home, "path"), string_array_member(home, "keep_read_only")};
+  s.workspace = string_member(d, "workspace");
+  s.writable = string_array_member(d, "writable");
+  s.env_names = string_array_member(d, "env_names");
+  s.libexec = string_member(d, "libexec");
+  s.host_namespaces = map_from_json(d, "host_namespaces");
+  s.network = network_from_json(member(d, "network"));
+  const Json limits = member(d, "limits");
+  s.limits = {limit_values_from_json(limits), map_from_json(limits, "cgroup_parents")};
+  s.last_verify = string_member(d, "last_verify");
+  return s;
+}
+
+std::string serialize_session(const SessionIntent& intent) {
+  Json document{{"format", kSessionFormat}, {"version", kSessionVersion}};
+  document.update(intent_json(intent));
+  return dump_line(document) + "\n";
+}
+
+std::optional<SessionIntent> parse_session(const std::string& text, std::string* problem) {
+  std::string why;
+  std::optional<Json> document = parse_json(text, &why);
+  const bool ours = document && document->is_object() && document->value("format", Json()) == kSessionFormat;
+  // Another major version of ours says so; anything else is not a session file at all.
+  if (!ours || !check_format(*document, kSessionFormat, kSessionVersion, &why)) {
+    if (problem) *problem = ours ? why : "not a cordon session file (" + why + ")";
+    return std::nullopt;
+  }
+  try {
+    return intent_from_json(*document);
+  } catch (const std::exception& e) {
+    if (problem) *problem = std::string("malformed session file: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace cordon

@@ -1,0 +1,80 @@
+// The session's intent: what the launcher meant to enforce, one typed schema. The plan fills
+// it in; it is handed read-only to the battery and the probe inside the sandbox (the session
+// file, /run/cordon/session) so they can compare reality against intent, shown by `cordon
+// status`, and recorded in the session record's manifest. It holds no secrets (no env values).
+// Serialized as one versioned JSON document (docs/schemas.md); the codec is in intent.cpp.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cordon {
+
+inline constexpr const char* kSessionDir = "/run/cordon";
+inline constexpr const char* kSessionFilePath = "/run/cordon/session";
+inline constexpr const char* kGitConfigPath = "/run/cordon/gitconfig";
+
+// The session file's "format" and major "version"; a reader refuses any other major version.
+inline constexpr const char* kSessionFormat = "cordon-session";
+inline constexpr int kSessionVersion = 2;
+
+struct ConfigIntent {
+  std::string path;        // the file the launcher read
+  std::string fixed_path;  // the build-time fixed path
+  bool found = false;      // false: built-in defaults
+};
+
+struct AgentIntent {
+  std::string name;               // the active profile
+  std::vector<std::string> home;  // its home entries, relative to the home directory
+  std::string binary;             // "" = the profile runs no agent binary
+};
+
+struct HomeIntent {
+  std::string path;                          // the home directory (a fresh tmpfs)
+  std::vector<std::string> keep_read_only;   // entries kept read-only for every profile
+};
+
+enum class NetworkMode { Host, EgressJail };
+
+struct NetworkIntent {
+  NetworkMode mode = NetworkMode::Host;  // Host: the jail is disabled, nothing below applies
+  std::vector<std::string> blackholes;   // prefixes, e.g. "10.0.0.0/8"
+  std::vector<std::string> unreachable;
+  std::vector<std::string> allow;        // /32 punches and allow-listed prefixes
+  std::string gateway;
+  std::string dns_forward;
+  bool jailed() const { return mode == NetworkMode::EgressJail; }
+};
+
+struct LimitsIntent {
+  std::vector<std::string> values;                    // "nofile=1024", in the order applied
+  std::map<std::string, std::string> cgroup_parents;  // "pids" -> the session cgroup's parent dir
+};
+
+struct SessionIntent {
+  ConfigIntent config;
+  AgentIntent agent;
+  HomeIntent home;
+  std::string workspace;
+  std::vector<std::string> writable;   // host paths bound read-write
+  std::vector<std::string> env_names;  // names the launcher passed in
+  std::string libexec;
+  std::map<std::string, std::string> host_namespaces;  // "pid" -> "pid:[4026531836]"
+  NetworkIntent network;
+  LimitsIntent limits;
+  std::string last_verify;  // outcome of the last `cordon verify` before this launch
+};
+
+const char* network_mode_name(NetworkMode mode);  // "host", "egress-jail"
+
+// The session file's text: one JSON document with "format" and "version".
+std::string serialize_session(const SessionIntent& intent);
+
+// Returns nullopt (with *problem) for text that is not a session file this cordon reads:
+// not JSON, another format, or another major version. Unknown members are ignored.
+std::optional<SessionIntent> parse_session(const std::string& text, std::string* problem);
+
+}  // namespace cordon
