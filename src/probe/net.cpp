@@ -14,6 +14,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/unique_fd.h"
 #include "probe/util.h"
@@ -121,8 +122,8 @@ std::vector<Subnet> connected_subnets() {
       uint32_t mask = ~0u << (32 - a.prefix_len);
       s.network = a.local & mask;
       s.own = a.local;
-      s.text = netlink::ipv4_text(s.network) + "/" + std::to_string(s.prefix) + " (own " +
-               netlink::ipv4_text(a.local) + ")";
+      s.text = ipv4_to_string(s.network) + "/" + std::to_string(s.prefix) + " (own " +
+               ipv4_to_string(a.local) + ")";
       out.push_back(s);
     }
   } catch (const std::exception&) {
@@ -145,7 +146,7 @@ std::string route_text(uint32_t address) {
     netlink::Socket sock;
     netlink::Lookup l = sock.lookup(address);
     std::string text = "route " + netlink::route_type_name(l.type);
-    if (l.gateway) text += " via " + netlink::ipv4_text(l.gateway);
+    if (l.gateway) text += " via " + ipv4_to_string(l.gateway);
     return text;
   } catch (const std::exception& e) {
     return "route lookup failed";

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <sstream>
 
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
@@ -90,7 +91,7 @@ void probe_connected_subnet(const Context& ctx, Tally& tally) {
       }
     }
     if (!pick) continue;
-    net::udp_nosend(AF_INET, netlink::ipv4_text(pick), 9, tally,
+    net::udp_nosend(AF_INET, ipv4_to_string(pick), 9, tally,
                     "no --net-targets on the connected subnet " + s.text);
   }
 }
@@ -106,9 +107,9 @@ std::vector<std::string> private_nameservers() {
     std::istringstream words(line);
     std::string key, value;
     if (!(words >> key >> value) || key != "nameserver") continue;
-    in_addr a{};
-    if (::inet_pton(AF_INET, value.c_str(), &a) != 1) continue;
-    AddrClass c = net::classify_v4(ntohl(a.s_addr), subnets);
+    auto a = parse_ipv4_address(value, nullptr);
+    if (!a) continue;
+    AddrClass c = net::classify_v4(*a, subnets);
     if (c != AddrClass::Loopback && c != AddrClass::Other) out.push_back(value);
   }
   return out;
