@@ -23,7 +23,7 @@ std::string own_session_cgroup(const std::string& parent) {
   const std::string self = std::to_string(::getpid());
   for (const auto& name : *entries) {
     if (name.rfind("cordon-", 0) != 0 || name.rfind("cordon-launcher-", 0) == 0) continue;
-    std::istringstream procs(read_text(parent + "/" + name + "/cgroup.procs").value_or(""));
+    std::istringstream procs(read_file(parent + "/" + name + "/cgroup.procs").value_or(""));
     std::string pid;
     while (procs >> pid)
       if (pid == self) return parent + "/" + name;
@@ -31,15 +31,12 @@ std::string own_session_cgroup(const std::string& parent) {
   return {};
 }
 
-std::string trimmed(const std::string& file) {
-  std::string value = read_text(file).value_or("");
-  while (!value.empty() && value.back() == '\n') value.pop_back();
-  return value;
-}
+// A cgroup file's value without its newline.
+std::string value_of(const std::string& file) { return trim(read_file(file).value_or("")); }
 
 // The file holds a number no higher than `limit` ("max" and unreadable are not).
 bool within(const std::string& file, unsigned long long limit) {
-  std::string value = trimmed(file);
+  std::string value = value_of(file);
   return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos && std::stoull(value) <= limit;
 }
 
@@ -57,13 +54,13 @@ std::string cgroup_budget_problem(const std::map<std::string, std::string>& cgro
   std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
   if (dir.empty()) return "no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) + " holds this process";
   *file = limit_file(dir, limit);
-  if (!within(*file, intended)) return *file + " is \"" + trimmed(*file) + "\", intended " + std::to_string(intended);
+  if (!within(*file, intended)) return *file + " is \"" + value_of(*file) + "\", intended " + std::to_string(intended);
   // No swap beyond the budget, where the kernel accounts swap.
   const std::string v2_swap = dir + "/" + limit.v2_swap_file, v1_swap = dir + "/" + limit.v1_swap_file;
   if (*limit.v2_swap_file && exists(v2_swap) && !within(v2_swap, 0))
-    return v2_swap + " is \"" + trimmed(v2_swap) + "\", intended 0";
+    return v2_swap + " is \"" + value_of(v2_swap) + "\", intended 0";
   if (*limit.v1_swap_file && exists(v1_swap) && !within(v1_swap, intended))
-    return "memory+swap " + v1_swap + " is \"" + trimmed(v1_swap) + "\", intended " + std::to_string(intended);
+    return "memory+swap " + v1_swap + " is \"" + value_of(v1_swap) + "\", intended " + std::to_string(intended);
   return {};
 }
 

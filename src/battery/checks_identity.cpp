@@ -9,6 +9,7 @@
 #include "battery/check.h"
 #include "battery/sys.h"
 #include "common/session_file.h"
+#include "common/text.h"
 
 namespace cordon::battery {
 namespace {
@@ -51,13 +52,6 @@ bool base_allowed(const std::string& name) {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
 }
 
 // user.email from git config text: the [user] section's email key (no includes followed).
@@ -167,7 +161,7 @@ Outcome check_gitconfig(const Context& c) {
   if (c.session && *global != kGitConfigPath)
     return fail("GIT_CONFIG_GLOBAL is " + *global + ", not the generated " + kGitConfigPath);
   int err = 0;
-  auto text = read_text(*global, 1 << 20, &err);
+  auto text = read_file(*global, 1 << 20, &err);
   if (!text) return fail("cannot read " + *global + ": " + errno_name(err));
   if (writable(*global)) return fail(*global + " is writable from inside the sandbox");
   std::string email = git_user_email(*text);

@@ -200,7 +200,7 @@ Outcome check_abstract_sockets(const Context& c) {
     std::string name;
   };
   std::vector<Listener> listeners;
-  if (auto text = read_text("/proc/net/unix", 4 << 20)) {
+  if (auto text = read_file("/proc/net/unix", 4 << 20)) {
     size_t start = text->find('\n');  // header
     while (start != std::string::npos && start + 1 < text->size()) {
       size_t end = text->find('\n', start + 1);

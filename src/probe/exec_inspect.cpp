@@ -25,7 +25,7 @@ ExecInspection exec_and_inspect(const std::string& path, bool drop_caps, int tim
   ExecInspection out;
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
-    out.why = "pipe: " + err_name(errno);
+    out.why = "pipe: " + errno_name(errno);
     return out;
   }
   ::fcntl(p[1], F_SETPIPE_SZ, 4096);
@@ -42,7 +42,7 @@ ExecInspection exec_and_inspect(const std::string& path, bool drop_caps, int tim
   const std::string own_comm = printable(read_text("/proc/self/comm", 64).value_or(""), 32);
   pid_t child = ::fork();
   if (child < 0) {
-    out.why = "fork: " + err_name(errno);
+    out.why = "fork: " + errno_name(errno);
     ::close(p[0]);
     ::close(p[1]);
     return out;

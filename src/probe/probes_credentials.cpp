@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "probe/context.h"
+#include "common/paths.h"
 #include "probe/fs_util.h"
 #include "probe/net.h"
 #include "probe/probe.h"
@@ -72,7 +73,7 @@ void probe_env_recovery(const Context& ctx, Tally& tally) {
     const std::string path = "/proc/" + std::to_string(p) + "/environ";
     ReadResult r = read_some(path, 1 << 20);
     if (!r.ok) {
-      summary.push_back("pid " + std::to_string(p) + ": " + err_name(r.err));
+      summary.push_back("pid " + std::to_string(p) + ": " + errno_name(r.err));
       continue;
     }
     auto vars = parse_environ(r.data);
@@ -216,7 +217,7 @@ void probe_git_redirect(const Context& ctx, Tally& tally) {
       if (eq == std::string::npos) continue;
       std::string value = line.substr(line.find_first_not_of(" \t", eq + 1));
       if (value.rfind("~/", 0) == 0) value = ctx.home + value.substr(1);
-      if (!value.empty() && value[0] == '/' && !is_within(value, ctx.workspace)) paths.push_back(value);
+      if (!value.empty() && value[0] == '/' && !path_within(value, ctx.workspace)) paths.push_back(value);
     }
   }
   std::set<std::string> seen;

@@ -170,7 +170,7 @@ void probe_host_abstract(const Context& ctx, Tally& tally) {
 void try_socket(Tally& tally, int domain, int type, int protocol, const std::string& what) {
   UniqueFd fd(::socket(domain, type | SOCK_CLOEXEC, protocol));
   if (fd.valid()) tally.escaped(what + " socket created (nothing sent)");
-  else tally.blocked(what + ": " + err_name(errno));
+  else tally.blocked(what + ": " + errno_name(errno));
 }
 
 void probe_raw_socket(const Context&, Tally& tally) {
@@ -202,15 +202,15 @@ void probe_ipv6_route(const Context& ctx, Tally& tally) {
 void probe_io_uring_socket(const Context&, Tally& tally) {
   auto r = uring::socket_through_ring(AF_INET, SOCK_DGRAM, 0);
   if (r.setup_err) {
-    tally.blocked("io_uring_setup: " + err_name(r.setup_err));
+    tally.blocked("io_uring_setup: " + errno_name(r.setup_err));
   } else if (!r.completed) {
     tally.inconclusive("ring created but the submission failed: " + r.detail);
   } else if (r.op_result >= 0) {
     tally.escaped("ring created and IORING_OP_SOCKET returned a socket (the syscall filter never saw it)");
   } else if (r.op_result == -EINVAL || r.op_result == -EOPNOTSUPP) {
-    tally.inconclusive("ring created; this kernel has no IORING_OP_SOCKET (" + err_name(-r.op_result) + ")");
+    tally.inconclusive("ring created; this kernel has no IORING_OP_SOCKET (" + errno_name(-r.op_result) + ")");
   } else {
-    tally.inconclusive("ring created; IORING_OP_SOCKET failed: " + err_name(-r.op_result));
+    tally.inconclusive("ring created; IORING_OP_SOCKET failed: " + errno_name(-r.op_result));
   }
 }
 

@@ -57,14 +57,14 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
   if (single) sq.size = cq.size = std::max(sq.size, cq.size);
   sq.addr = ::mmap(nullptr, sq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_SQ_RING);
   if (sq.addr == MAP_FAILED) {
-    result.detail = "mmap sq ring: " + err_name(errno);
+    result.detail = "mmap sq ring: " + errno_name(errno);
     return result;
   }
   void* cq_base = sq.addr;
   if (!single) {
     cq.addr = ::mmap(nullptr, cq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_CQ_RING);
     if (cq.addr == MAP_FAILED) {
-      result.detail = "mmap cq ring: " + err_name(errno);
+      result.detail = "mmap cq ring: " + errno_name(errno);
       return result;
     }
     cq_base = cq.addr;
@@ -72,7 +72,7 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
   sqes.size = p.sq_entries * sizeof(io_uring_sqe);
   sqes.addr = ::mmap(nullptr, sqes.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_SQES);
   if (sqes.addr == MAP_FAILED) {
-    result.detail = "mmap sqes: " + err_name(errno);
+    result.detail = "mmap sqes: " + errno_name(errno);
     return result;
   }
 
@@ -93,7 +93,7 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
 
   long entered = ::syscall(__NR_io_uring_enter, ring.get(), 1, 1, IORING_ENTER_GETEVENTS, nullptr, 0);
   if (entered < 0) {
-    result.detail = "io_uring_enter: " + err_name(errno);
+    result.detail = "io_uring_enter: " + errno_name(errno);
     return result;
   }
   auto* cq_head = at<std::atomic<uint32_t>>(cq_base, p.cq_off.head);

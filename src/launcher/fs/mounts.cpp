@@ -1,6 +1,7 @@
 #include "launcher/fs/mounts.h"
 
 #include "common/credential_files.h"
+#include "common/paths.h"
 #include "common/session_file.h"
 
 namespace cordon {
@@ -24,18 +25,16 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
   const std::string& ws = facts.workspace;
   std::string parent = ws.substr(0, ws.rfind('/'));
   if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
-  auto within = [](const std::string& inner, const std::string& outer) {
-    return inner == outer || inner.rfind(outer + "/", 0) == 0;
-  };
   // Already masked (/tmp, /run, the home); the operating system's own trees, where tools
   // live; or a top-level directory that holds them (/opt, /var): hiding those would hide the
   // agent's toolchain. Anything below /opt or /var (e.g. /var/tmp/x) is hidden.
   for (const char* covered : {"/tmp", "/run"})
-    if (within(parent, covered)) return {};
-  if (within(parent, facts.home)) return {};
+    if (path_within(parent, covered)) return {};
+  // A home of "/" masks nothing and so covers nothing here.
+  if (facts.home != "/" && path_within(parent, facts.home)) return {};
   for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot",
                              "/proc", "/sys", "/dev", "/snap", "/nix"})
-    if (within(parent, system)) return {};
+    if (path_within(parent, system)) return {};
   if (parent == "/opt" || parent == "/var") return {};
   return parent;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/limit_keys.h"
+#include "common/paths.h"
 #include "common/text.h"
 
 namespace cordon::cgroup {
