@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "probe/context.h"
 #include "common/paths.h"
+#include "probe/context.h"
 #include "probe/util.h"
 
 extern char** environ;

@@ -9,8 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "probe/context.h"
+#include "common/env_names.h"
 #include "common/paths.h"
+#include "probe/context.h"
 #include "probe/fs_util.h"
 #include "probe/net.h"
 #include "probe/probe.h"
@@ -18,23 +19,6 @@
 #include "probe/util.h"
 
 namespace cordon::probe {
-
-// Names that carry credentials or host IPC endpoints. Exposed for --selftest.
-bool credential_name(const std::string& name) {
-  static const char* const kContains[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY",
-                                          "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_SOCK", "SESSION_KEY"};
-  static const char* const kPrefixes[] = {"AWS_", "GH_", "GITHUB_", "GITLAB_", "OPENAI_", "ANTHROPIC_", "AZURE_",
-                                          "GOOGLE_", "VAULT_", "DOCKER_", "NPM_", "VSCODE_"};
-  static const char* const kExact[] = {"DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY",
-                                       "SSH_AGENT_PID", "GPG_AGENT_INFO", "KUBECONFIG", "GIT_ASKPASS", "SSH_ASKPASS"};
-  for (const char* c : kContains)
-    if (name.find(c) != std::string::npos) return true;
-  for (const char* p : kPrefixes)
-    if (name.rfind(p, 0) == 0) return true;
-  for (const char* e : kExact)
-    if (name == e) return true;
-  return false;
-}
 
 namespace {
 
@@ -79,7 +63,7 @@ void probe_env_recovery(const Context& ctx, Tally& tally) {
     auto vars = parse_environ(r.data);
     std::vector<std::string> recovered;
     for (const auto& [name, value] : vars)
-      if (!value.empty() && credential_name(name) && !allowed.count(name)) recovered.push_back(printable(name, 40));
+      if (!value.empty() && credential_env_name(name) && !allowed.count(name)) recovered.push_back(printable(name, 40));
     if (!recovered.empty())
       tally.escaped("pid " + std::to_string(p) + "'s environment holds " + join_limited(recovered, 5) +
                     " (not passed to this sandbox)");

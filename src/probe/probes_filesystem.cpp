@@ -14,8 +14,9 @@
 #include <map>
 #include <set>
 
-#include "probe/context.h"
+#include "common/credential_files.h"
 #include "common/paths.h"
+#include "probe/context.h"
 #include "probe/fs_util.h"
 #include "probe/probe.h"
 #include "probe/target.h"
@@ -40,25 +41,23 @@ class ErrorCount {
 };
 
 // 20 -----------------------------------------------------------------------------------
+// Files inside the credential stores (common/credential_files.h names the stores and masks).
 const char* const kHomeCredentials[] = {
     ".ssh/id_rsa", ".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_dsa", ".ssh/authorized_keys",
     ".aws/credentials", ".aws/config", ".config/gh/hosts.yml", ".config/glab-cli/config.yml",
-    ".git-credentials", ".docker/config.json", ".kube/config", ".netrc", ".npmrc", ".pypirc",
+    ".git-credentials", ".docker/config.json", ".kube/config", ".npmrc", ".pypirc",
     ".cargo/credentials.toml", ".config/gcloud/credentials.db", ".azure/msal_token_cache.json",
-    ".gnupg/private-keys-v1.d", ".password-store", ".local/share/keyrings/login.keyring",
-    ".Xauthority", ".ICEauthority", ".bash_history"};
-const char* const kSystemCredentials[] = {
-    "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers",
-    "/etc/security/opasswd", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key",
-    "/etc/ssh/ssh_host_ecdsa_key"};
+    ".gnupg/private-keys-v1.d", ".password-store", ".local/share/keyrings/login.keyring", ".bash_history"};
 
 void probe_read_canary(const Context& ctx, Tally& tally) {
   for (const auto& c : home_canaries(ctx)) read_attempt(c, tally, "canary");
   ErrorCount quiet;
   std::vector<std::string> paths;
-  if (!ctx.home.empty() && ctx.home != "/")
+  if (!ctx.home.empty() && ctx.home != "/") {
     for (const char* rel : kHomeCredentials) paths.push_back(ctx.home + "/" + rel);
-  for (const char* abs : kSystemCredentials) paths.push_back(abs);
+    for (const auto& rel : home_masked_files()) paths.push_back(ctx.home + "/" + rel);
+  }
+  for (const auto& abs : system_credential_files()) paths.push_back(abs);
   std::set<std::string> seen;
   int tried = 0;
   for (const auto& path : paths) {

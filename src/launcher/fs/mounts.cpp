@@ -39,13 +39,6 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
   return parent;
 }
 
-const std::vector<std::string>& system_mask_files() { return system_credential_files(); }
-
-const std::vector<std::string>& home_mask_entries() {
-  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
-  return entries;
-}
-
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
                       const std::vector<std::string>& session_args) {
   MountPlan plan;
@@ -98,8 +91,8 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
   const std::string empty = mask_source(facts);
   auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
-  for (const auto& entry : home_mask_entries()) mask(home + "/" + entry);
-  for (const auto& file : system_mask_files())
+  for (const auto& entry : home_masked_files()) mask(home + "/" + entry);
+  for (const auto& file : system_credential_files())
     if (facts.exists(file)) mask(file);
   for (const auto& file : config.extra_masks)
     if (facts.exists(file)) mask(file);
