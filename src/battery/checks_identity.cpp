@@ -23,7 +23,7 @@ bool shell_name(const std::string& name) {
 // cordon's base allow-list and the names the launcher sets itself, for a sandbox without a
 // session file.
 bool base_allowed(const std::string& name) {
-  for (const char* n : {"IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"})
+  for (const char* n : kLauncherSetEnv)
     if (name == n) return true;
   return env_name_in(base_env_allow_list(), name);
 }

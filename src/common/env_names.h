@@ -12,6 +12,10 @@ namespace cordon {
 // Host variables always passed into the sandbox (a trailing '*' is a prefix pattern).
 const std::vector<std::string>& base_env_allow_list();
 
+// Variables the launcher sets itself in every sandbox (a host variable of the same name never
+// overrides them); the values come from the plan.
+inline constexpr const char* kLauncherSetEnv[] = {"HOME", "IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"};
+
 // True when `name` matches `pattern` (exact, or prefix when the pattern ends in '*').
 bool env_name_matches(std::string_view pattern, std::string_view name);
 bool env_name_in(const std::vector<std::string>& patterns, std::string_view name);
