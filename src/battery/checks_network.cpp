@@ -59,8 +59,7 @@ NetState gather(netlink::Socket& nl) {
   for (const auto& a : nl.addresses(AF_INET)) {
     if (loopback.count(a.ifindex) || (a.local >> 24) == 127) continue;
     s.local_addresses.push_back(a.local);
-    Prefix subnet{a.local, a.prefix_len};
-    subnet.address &= a.prefix_len == 0 ? 0 : ~uint32_t{0} << (32 - a.prefix_len);
+    Prefix subnet = ipv4_subnet_of(a.local, a.prefix_len);
     if (!listed(subnet, s.connected)) s.connected.push_back(subnet);
   }
   return s;

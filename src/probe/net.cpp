@@ -22,10 +22,7 @@
 namespace cordon::probe::net {
 namespace {
 
-bool in_range(uint32_t a, uint32_t network, int prefix) {
-  uint32_t mask = prefix == 0 ? 0 : ~0u << (32 - prefix);
-  return (a & mask) == (network & mask);
-}
+bool in_range(uint32_t a, uint32_t network, int prefix) { return ipv4_subnet_of(network, prefix).contains(a); }
 
 // Errors connect() returns before anything leaves: the local stack refused.
 bool local_refusal(int err) {
@@ -119,8 +116,7 @@ std::vector<Subnet> connected_subnets() {
       if (lo || a.prefix_len >= 32 || a.prefix_len == 0) continue;
       Subnet s;
       s.prefix = a.prefix_len;
-      uint32_t mask = ~0u << (32 - a.prefix_len);
-      s.network = a.local & mask;
+      s.network = ipv4_subnet_of(a.local, a.prefix_len).address;
       s.own = a.local;
       s.text = ipv4_to_string(s.network) + "/" + std::to_string(s.prefix) + " (own " +
                ipv4_to_string(a.local) + ")";

@@ -17,10 +17,6 @@ namespace {
 
 Ipv4Prefix prefix(const char* text) { return *parse_ipv4_cidr(text, nullptr); }
 
-uint32_t mask_for(int length) { return length == 0 ? 0 : ~uint32_t{0} << (32 - length); }
-
-Ipv4Prefix subnet_of(uint32_t address, int length) { return {address & mask_for(length), length}; }
-
 bool covered(uint32_t address, const std::vector<Ipv4Prefix>& prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(), [&](const Ipv4Prefix& p) { return p.contains(address); });
 }
@@ -141,8 +137,8 @@ NetworkFacts gather_network_facts() {
   };
   for (const auto& a : nl.addresses(AF_INET)) {
     if (is_loopback(a.ifindex) || prefix("127.0.0.0/8").contains(a.local)) continue;
-    add_unique(facts.connected, subnet_of(a.local, a.prefix_len));
-    if (a.peer != a.local) add_unique(facts.connected, subnet_of(a.peer, a.prefix_len));  // point-to-point
+    add_unique(facts.connected, ipv4_subnet_of(a.local, a.prefix_len));
+    if (a.peer != a.local) add_unique(facts.connected, ipv4_subnet_of(a.peer, a.prefix_len));  // point-to-point
   }
   // The default route pasta will copy: the main table's lowest-metric unicast default.
   const netlink::Route* best = nullptr;

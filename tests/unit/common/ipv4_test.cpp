@@ -55,6 +55,13 @@ TEST(Ipv4, ContainmentAtTheEdges) {
   EXPECT_FALSE(cidr("10.0.0.0/8")->overlaps(*cidr("11.0.0.0/8")));
 }
 
+TEST(Ipv4, SubnetOfAnInterfaceAddress) {
+  EXPECT_EQ(ipv4_subnet_of(0xC0000202u, 24), (Ipv4Prefix{0xC0000200u, 24}));
+  EXPECT_EQ(ipv4_subnet_of(0xC0000202u, 32), (Ipv4Prefix{0xC0000202u, 32}));
+  EXPECT_EQ(ipv4_subnet_of(0xC0000202u, 0), (Ipv4Prefix{0, 0}));
+  EXPECT_EQ(ipv4_subnet_of(0xAC1F0001u, 12).str(), "172.16.0.0/12");
+}
+
 TEST(EgressPrefixes, FixedListsAreWellFormed) {
   std::vector<std::string> blackholes;
   for (const auto& p : fixed_blackholes()) {
