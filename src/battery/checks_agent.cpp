@@ -12,6 +12,7 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
+#include "common/paths.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {

@@ -3,11 +3,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <map>
 #include <sstream>
 
 #include "battery/check.h"
 #include "battery/sys.h"
-#include "common/rlimit_keys.h"
+#include "common/limit_keys.h"
 
 namespace cordon::battery {
 namespace {
@@ -22,7 +23,7 @@ std::string own_session_cgroup(const std::string& parent) {
   const std::string self = std::to_string(::getpid());
   for (const auto& name : *entries) {
     if (name.rfind("cordon-", 0) != 0 || name.rfind("cordon-launcher-", 0) == 0) continue;
-    std::istringstream procs(read_text(parent + "/" + name + "/cgroup.procs").value_or(""));
+    std::istringstream procs(read_file(parent + "/" + name + "/cgroup.procs").value_or(""));
     std::string pid;
     while (procs >> pid)
       if (pid == self) return parent + "/" + name;
@@ -30,22 +31,37 @@ std::string own_session_cgroup(const std::string& parent) {
   return {};
 }
 
-std::string trimmed(const std::string& file) {
-  std::string value = read_text(file).value_or("");
-  while (!value.empty() && value.back() == '\n') value.pop_back();
-  return value;
-}
+// A cgroup file's value without its newline.
+std::string value_of(const std::string& file) { return trim(read_file(file).value_or("")); }
 
 // The file holds a number no higher than `limit` ("max" and unreadable are not).
 bool within(const std::string& file, unsigned long long limit) {
-  std::string value = trimmed(file);
+  std::string value = value_of(file);
   return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos && std::stoull(value) <= limit;
 }
 
-// The limit file a budget reads back from (v2 names first, then v1).
-std::string limit_file(const std::string& dir, const std::string& key) {
-  if (key == "pids_max") return dir + "/pids.max";
-  return exists(dir + "/memory.max") ? dir + "/memory.max" : dir + "/memory.limit_in_bytes";
+// The limit file a budget reads back from: whichever of the v2 and v1 names this cgroup has.
+std::string limit_file(const std::string& dir, const LimitKey& key) {
+  return exists(dir + "/" + key.v2_file) ? dir + "/" + key.v2_file : dir + "/" + key.v1_file;
+}
+
+// What is wrong with a cgroup budget for this process ("" when it holds); *file is the limit
+// file it was read back from.
+std::string cgroup_budget_problem(const std::map<std::string, std::string>& cgroup_parents, const LimitKey& limit,
+                                  unsigned long long intended, std::string* file) {
+  auto recorded = cgroup_parents.find(limit.controller);
+  const std::string parent = recorded == cgroup_parents.end() ? "" : recorded->second;
+  std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
+  if (dir.empty()) return "no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) + " holds this process";
+  *file = limit_file(dir, limit);
+  if (!within(*file, intended)) return *file + " is \"" + value_of(*file) + "\", intended " + std::to_string(intended);
+  // No swap beyond the budget, where the kernel accounts swap.
+  const std::string v2_swap = dir + "/" + limit.v2_swap_file, v1_swap = dir + "/" + limit.v1_swap_file;
+  if (*limit.v2_swap_file && exists(v2_swap) && !within(v2_swap, 0))
+    return v2_swap + " is \"" + value_of(v2_swap) + "\", intended 0";
+  if (*limit.v1_swap_file && exists(v1_swap) && !within(v1_swap, intended))
+    return "memory+swap " + v1_swap + " is \"" + value_of(v1_swap) + "\", intended " + std::to_string(intended);
+  return {};
 }
 
 }  // namespace
@@ -58,39 +74,21 @@ Outcome check_resource_budgets(const Context& c) {
     if (eq == std::string::npos) continue;
     const std::string key = entry.substr(0, eq);
     const unsigned long long intended = std::stoull(entry.substr(eq + 1));
-    if (int resource = recorded_rlimit(key); resource >= 0) {
+    const LimitKey* limit = find_recorded_limit_key(key);
+    if (!limit || limit->kind == LimitKind::WallClock) continue;  // wall clock: kept outside
+    if (limit->kind == LimitKind::Rlimit) {
       rlimit now{};
-      ::getrlimit(resource, &now);
+      ::getrlimit(limit->resource, &now);
       if (now.rlim_max == RLIM_INFINITY || now.rlim_max > intended || now.rlim_cur > now.rlim_max)
         problems.push_back(key + " hard limit is " + rlimit_text(now.rlim_max) + ", intended " + std::to_string(intended));
       else
         held.push_back(entry);
       continue;
     }
-    if (key != "pids_max" && key != "memory_max_bytes") continue;  // wall clock: kept outside
-    const std::string controller = key == "pids_max" ? "pids" : "memory";
-    auto recorded = c.session->limits.cgroup_parents.find(controller);
-    const std::string parent = recorded == c.session->limits.cgroup_parents.end() ? "" : recorded->second;
-    std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
-    if (dir.empty()) {
-      problems.push_back(key + ": no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) +
-                         " holds this process");
-      continue;
-    }
-    std::string file = limit_file(dir, key);
-    if (!within(file, intended)) {
-      problems.push_back(key + ": " + file + " is \"" + trimmed(file) + "\", intended " + std::to_string(intended));
-      continue;
-    }
-    // No swap beyond the budget, where the kernel accounts swap.
-    if (key == "memory_max_bytes" && exists(dir + "/memory.swap.max") && !within(dir + "/memory.swap.max", 0)) {
-      problems.push_back(key + ": " + dir + "/memory.swap.max is \"" + trimmed(dir + "/memory.swap.max") + "\", intended 0");
-      continue;
-    }
-    if (key == "memory_max_bytes" && exists(dir + "/memory.memsw.limit_in_bytes") &&
-        !within(dir + "/memory.memsw.limit_in_bytes", intended)) {
-      problems.push_back(key + ": memory+swap " + dir + "/memory.memsw.limit_in_bytes is \"" +
-                         trimmed(dir + "/memory.memsw.limit_in_bytes") + "\", intended " + std::to_string(intended));
+    std::string file;
+    std::string problem = cgroup_budget_problem(c.session->limits.cgroup_parents, *limit, intended, &file);
+    if (!problem.empty()) {
+      problems.push_back(key + ": " + problem);
       continue;
     }
     held.push_back(entry + " (" + file + ")");

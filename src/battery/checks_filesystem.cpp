@@ -13,6 +13,7 @@
 #include "battery/sys.h"
 #include "common/build_config.h"
 #include "common/credential_files.h"
+#include "common/paths.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {

@@ -11,6 +11,7 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
+#include "common/credential_files.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {
@@ -39,19 +40,6 @@ const std::vector<AgentEntries>& known_agents() {
   return agents;
 }
 
-// Host credential stores a sandbox without a session file must not show.
-const std::vector<std::string>& credential_entries() {
-  static const std::vector<std::string> entries = {
-      ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".git-credentials", ".pgpass", ".npmrc",
-      ".pypirc", ".config/gh", ".config/gcloud", ".config/glab-cli", ".local/share/keyrings", ".password-store"};
-  return entries;
-}
-
-const std::vector<std::string>& masked_entries() {
-  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
-  return entries;
-}
-
 std::string first_component(const std::string& rel) { return rel.substr(0, rel.find('/')); }
 
 // An entry made inside the sandbox's own home tmpfs: no host data is mounted at or below it.
@@ -77,7 +65,7 @@ const AgentEntries* agent_of(const std::string& rel) {
 
 Outcome strict_home_without_session(const Context& c) {
   std::vector<std::string> found;
-  for (const auto& e : credential_entries())
+  for (const auto& e : home_credential_stores())
     if (exists(c.home + "/" + e) && !session_created(c, c.home + "/" + e)) found.push_back(e);
   if (!found.empty()) return fail("host credential stores visible in " + c.home + ": " + join_some(found));
   std::set<std::string> agents;
@@ -133,7 +121,7 @@ Outcome check_strict_home(const Context& c) {
   };
   for (const auto& e : s.agent.home) allow(e);
   for (const auto& e : s.home.keep_read_only) allow(e);
-  for (const auto& e : masked_entries()) allow(e);
+  for (const auto& e : home_masked_files()) allow(e);
   auto own = [&](const std::string& rel) {
     return std::find(s.agent.home.begin(), s.agent.home.end(), rel) != s.agent.home.end();
   };

@@ -8,56 +8,29 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
+#include "common/env_names.h"
 #include "common/intent.h"
+#include "common/text.h"
 
 namespace cordon::battery {
 namespace {
-
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-
-// Names that carry credentials or a way to reach one (an agent socket).
-bool credential_name(const std::string& name) {
-  static const char* const exact[] = {
-      "GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITLAB_TOKEN", "GL_TOKEN", "OPENAI_API_KEY",
-      "ANTHROPIC_API_KEY", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "GOOGLE_APPLICATION_CREDENTIALS",
-      "NPM_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "VAULT_TOKEN", "KUBECONFIG", "DOCKER_AUTH_CONFIG",
-      "CODEX_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"};
-  for (const char* e : exact)
-    if (name == e) return true;
-  for (const char* prefix : {"AWS_", "AZURE_"})
-    if (starts_with(name, prefix)) return true;
-  for (const char* suffix : {"_TOKEN", "_API_KEY", "_SECRET", "_SECRET_KEY", "_PASSWORD", "_ACCESS_KEY",
-                             "_CREDENTIALS"})
-    if (ends_with(name, suffix)) return true;
-  return false;
-}
 
 // Names a shell maintains by itself; bwrap sets PWD.
 bool shell_name(const std::string& name) {
   return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_";
 }
 
-// cordon's base allow-list (launcher/env.cpp), for a sandbox without a session file.
+// cordon's base allow-list and the names the launcher sets itself, for a sandbox without a
+// session file.
 bool base_allowed(const std::string& name) {
-  for (const char* n : {"PATH", "HOME", "TERM", "LANG", "TZ", "USER", "LOGNAME", "COLORTERM", "IS_SANDBOX",
-                        "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"})
+  for (const char* n : kLauncherSetEnv)
     if (name == n) return true;
-  return starts_with(name, "LC_");
+  return env_name_in(base_env_allow_list(), name);
 }
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
 }
 
 // user.email from git config text: the [user] section's email key (no includes followed).
@@ -105,7 +78,7 @@ Outcome check_env_scrub(const Context& c) {
   for (const auto& [name, value] : c.env) {
     bool intended = c.session && std::find(c.session->env_names.begin(), c.session->env_names.end(), name) !=
                                      c.session->env_names.end();
-    if (credential_name(name)) {
+    if (credential_env_name(name)) {
       if (intended) deliberate.push_back(name);
       else leaked.push_back(name);
       continue;
@@ -167,7 +140,7 @@ Outcome check_gitconfig(const Context& c) {
   if (c.session && *global != kGitConfigPath)
     return fail("GIT_CONFIG_GLOBAL is " + *global + ", not the generated " + kGitConfigPath);
   int err = 0;
-  auto text = read_text(*global, 1 << 20, &err);
+  auto text = read_file(*global, 1 << 20, &err);
   if (!text) return fail("cannot read " + *global + ": " + errno_name(err));
   if (writable(*global)) return fail(*global + " is writable from inside the sandbox");
   std::string email = git_user_email(*text);

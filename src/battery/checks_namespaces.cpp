@@ -83,7 +83,7 @@ Outcome check_proc1_init(const Context& c) {
   std::string own = c.own_ns("pid");
   std::string init_ns = read_link("/proc/1/ns/pid", &err);
   std::string cmd;
-  if (auto text = read_text("/proc/1/cmdline", 4096)) {
+  if (auto text = read_file("/proc/1/cmdline", 4096)) {
     cmd = text->substr(0, text->find('\0'));
     if (auto slash = cmd.rfind('/'); slash != std::string::npos) cmd = cmd.substr(slash + 1);
   }
@@ -103,7 +103,7 @@ Outcome check_proc1_init(const Context& c) {
     return pass(who + " in " + init_ns + (host.empty() ? std::string("; ") + kNoSession : std::string()));
   }
   // /proc/1/ns unreadable (another owner): fall back to NSpid of pid 1, as /proc reports it.
-  auto status = read_text("/proc/1/status");
+  auto status = read_file("/proc/1/status");
   std::string line;
   if (status) {
     auto at = status->find("\nNSpid:");

@@ -15,57 +15,21 @@
 
 #include "battery/check.h"
 #include "battery/sys.h"
+#include "common/egress_prefixes.h"
+#include "common/ipv4.h"
 #include "common/netlink.h"
 
 namespace cordon::battery {
 namespace {
 
-struct Prefix {
-  uint32_t address = 0;  // host order
-  int length = 0;
-  bool operator==(const Prefix& o) const { return address == o.address && length == o.length; }
-  bool contains(uint32_t a) const {
-    uint32_t mask = length == 0 ? 0 : ~uint32_t{0} << (32 - length);
-    return (a & mask) == (address & mask);
-  }
-  std::string text() const { return netlink::ipv4_text(address) + "/" + std::to_string(length); }
-};
+using Prefix = Ipv4Prefix;
 
-std::optional<uint32_t> parse_address(const std::string& text) {
-  uint32_t value = 0;
-  int parts = 0;
-  size_t pos = 0;
-  while (parts < 4) {
-    size_t end = text.find('.', pos);
-    std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    if (part.empty() || part.size() > 3 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
-    int n = std::atoi(part.c_str());
-    if (n > 255) return std::nullopt;
-    value = (value << 8) | static_cast<uint32_t>(n);
-    ++parts;
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  if (parts != 4) return std::nullopt;
-  return value;
-}
-
-std::optional<Prefix> parse_prefix(const std::string& text) {
-  auto slash = text.find('/');
-  auto address = parse_address(text.substr(0, slash));
-  if (!address) return std::nullopt;
-  int length = 32;
-  if (slash != std::string::npos) {
-    length = std::atoi(text.c_str() + slash + 1);
-    if (length < 0 || length > 32) return std::nullopt;
-  }
-  return Prefix{*address, length};
-}
+uint32_t address(const char* text) { return *parse_ipv4_address(text, nullptr); }
 
 std::vector<Prefix> parse_all(const std::vector<std::string>& texts) {
   std::vector<Prefix> out;
   for (const auto& t : texts)
-    if (auto p = parse_prefix(t)) out.push_back(*p);
+    if (auto p = parse_ipv4_cidr(t, nullptr)) out.push_back(*p);
   return out;
 }
 
@@ -74,12 +38,6 @@ bool listed(const Prefix& p, const std::vector<Prefix>& list) { return std::find
 bool covered(uint32_t a, const std::vector<Prefix>& list) {
   return std::any_of(list.begin(), list.end(), [&](const Prefix& p) { return p.contains(a); });
 }
-
-std::vector<Prefix> fixed_blackholes() {
-  return {*parse_prefix("10.0.0.0/8"), *parse_prefix("172.16.0.0/12"), *parse_prefix("192.168.0.0/16"),
-          *parse_prefix("100.64.0.0/10")};
-}
-const Prefix kLinkLocal{0xA9FE0000u, 16};  // 169.254.0.0/16
 
 struct NetState {
   std::vector<netlink::Route> main;           // main-table IPv4 routes
@@ -101,8 +59,7 @@ NetState gather(netlink::Socket& nl) {
   for (const auto& a : nl.addresses(AF_INET)) {
     if (loopback.count(a.ifindex) || (a.local >> 24) == 127) continue;
     s.local_addresses.push_back(a.local);
-    Prefix subnet{a.local, a.prefix_len};
-    subnet.address &= a.prefix_len == 0 ? 0 : ~uint32_t{0} << (32 - a.prefix_len);
+    Prefix subnet = ipv4_subnet_of(a.local, a.prefix_len);
     if (!listed(subnet, s.connected)) s.connected.push_back(subnet);
   }
   return s;
@@ -119,7 +76,7 @@ bool jail_disabled(const Context& c) { return c.session && !c.session->network.j
 bool forwarding(const netlink::Lookup& l) { return l.type == RTN_UNICAST; }
 
 std::string verdict(const netlink::Lookup& l) {
-  if (l.type == RTN_UNICAST) return l.gateway ? "forwardable via " + netlink::ipv4_text(l.gateway) : "forwardable on-link";
+  if (l.type == RTN_UNICAST) return l.gateway ? "forwardable via " + ipv4_to_string(l.gateway) : "forwardable on-link";
   if (l.type == RTN_UNSPEC) return "no route" + (l.error ? " (" + errno_name(l.error) + ")" : std::string());
   return netlink::route_type_name(l.type);
 }
@@ -142,7 +99,8 @@ Outcome check_jail_routes(const Context& c) {
     if (!listed(p, allow) && !listed(p, want_blackhole)) want_blackhole.push_back(p);
   for (const auto& p : s.connected)
     if (!listed(p, allow) && !listed(p, want_blackhole) && !listed(p, want_unreachable)) want_blackhole.push_back(p);
-  if (!listed(kLinkLocal, allow) && !listed(kLinkLocal, want_unreachable)) want_unreachable.push_back(kLinkLocal);
+  for (const auto& p : fixed_unreachable())
+    if (!listed(p, allow) && !listed(p, want_unreachable)) want_unreachable.push_back(p);
 
   size_t jail_routes = 0;
   for (const auto& r : s.main) jail_routes += r.type == RTN_BLACKHOLE || r.type == RTN_UNREACHABLE || r.type == RTN_PROHIBIT;
@@ -154,20 +112,20 @@ Outcome check_jail_routes(const Context& c) {
                   "isolated network namespace");
   }
   if (!c.session && jail_routes == 0)
-    return fail("default route via " + netlink::ipv4_text(s.default_route ? s.default_route->gateway : 0) +
+    return fail("default route via " + ipv4_to_string(s.default_route ? s.default_route->gateway : 0) +
                 " and no blackhole routes: private ranges are reachable (no egress jail)");
 
   std::vector<std::string> missing;
   for (const auto& p : want_blackhole)
-    if (!has_route(s, RTN_BLACKHOLE, p)) missing.push_back("blackhole " + p.text());
+    if (!has_route(s, RTN_BLACKHOLE, p)) missing.push_back("blackhole " + p.str());
   for (const auto& p : want_unreachable)
-    if (!has_route(s, RTN_UNREACHABLE, p)) missing.push_back("unreachable " + p.text());
+    if (!has_route(s, RTN_UNREACHABLE, p)) missing.push_back("unreachable " + p.str());
   if (!missing.empty())
     return fail("jail routes missing: " + join_some(missing, 8) + " (" + std::to_string(jail_routes) +
                 " blocking routes present: partially programmed)");
   if (!s.default_route) return fail("no default route: the jail is programmed but cannot forward");
   std::string note = std::to_string(want_blackhole.size()) + " blackholes, " + std::to_string(want_unreachable.size()) +
-                     " unreachable, default via " + netlink::ipv4_text(s.default_route->gateway);
+                     " unreachable, default via " + ipv4_to_string(s.default_route->gateway);
   if (!c.session) note = std::string(kNoSession) + ": " + note;
   return pass(note);
 }
@@ -183,8 +141,9 @@ Outcome check_jail_behaviour(const Context& c) {
 
   std::vector<uint32_t> samples;
   for (const char* a : {"10.1.2.3", "172.16.5.5", "192.168.7.7", "100.64.1.1", "169.254.169.254"})
-    samples.push_back(*parse_address(a));
-  if (c.session && covered(*parse_address("168.63.129.16"), blocked)) samples.push_back(*parse_address("168.63.129.16"));
+    samples.push_back(address(a));
+  for (const auto& p : fixed_blackholes())
+    if (p.length == 32) samples.push_back(p.address);  // single hosts (Azure's wireserver): the address itself
   for (const auto& subnet : s.connected)
     for (uint32_t a : {subnet.address, subnet.address + 1})
       if (std::find(s.local_addresses.begin(), s.local_addresses.end(), a) == s.local_addresses.end())
@@ -193,15 +152,15 @@ Outcome check_jail_behaviour(const Context& c) {
   std::vector<std::string> leaks, skipped;
   for (uint32_t a : samples) {
     if (covered(a, allow)) {
-      skipped.push_back(netlink::ipv4_text(a));
+      skipped.push_back(ipv4_to_string(a));
       continue;
     }
     netlink::Lookup l = nl.lookup(a);
-    if (forwarding(l)) leaks.push_back(netlink::ipv4_text(a) + " " + verdict(l));
+    if (forwarding(l)) leaks.push_back(ipv4_to_string(a) + " " + verdict(l));
   }
   if (!leaks.empty()) return fail("private destinations get a forwarding route: " + join_some(leaks, 6));
 
-  const uint32_t kPublic = *parse_address("1.1.1.1");
+  const uint32_t kPublic = address("1.1.1.1");
   netlink::Lookup pub = nl.lookup(kPublic);
   if (!c.session && !s.default_route && !forwarding(pub))
     return pass(std::string(kNoSession) + ": " + std::to_string(samples.size()) +
@@ -210,9 +169,9 @@ Outcome check_jail_behaviour(const Context& c) {
   if (!forwarding(pub)) return fail("public address 1.1.1.1 is not forwardable (" + verdict(pub) + "): egress broken");
   std::string note = std::to_string(samples.size() - skipped.size()) + " private destinations blocked; 1.1.1.1 " + verdict(pub);
   if (c.session && !c.session->network.gateway.empty()) {
-    auto gw = parse_address(c.session->network.gateway);
+    auto gw = parse_ipv4_address(c.session->network.gateway, nullptr);
     if (gw && pub.gateway != *gw)
-      return fail("public traffic goes via " + netlink::ipv4_text(pub.gateway) + ", not the jail's gateway " +
+      return fail("public traffic goes via " + ipv4_to_string(pub.gateway) + ", not the jail's gateway " +
                   c.session->network.gateway);
     if (gw) {
       netlink::Lookup g = nl.lookup(*gw);
@@ -224,7 +183,7 @@ Outcome check_jail_behaviour(const Context& c) {
     }
   }
   if (c.session && !c.session->network.dns_forward.empty())
-    if (auto dns = parse_address(c.session->network.dns_forward)) {
+    if (auto dns = parse_ipv4_address(c.session->network.dns_forward, nullptr)) {
       netlink::Lookup d = nl.lookup(*dns);
       if (!forwarding(d)) return fail("DNS forwarder " + c.session->network.dns_forward + " is " + verdict(d));
     }
@@ -240,7 +199,7 @@ Outcome check_abstract_sockets(const Context& c) {
     std::string name;
   };
   std::vector<Listener> listeners;
-  if (auto text = read_text("/proc/net/unix", 4 << 20)) {
+  if (auto text = read_file("/proc/net/unix", 4 << 20)) {
     size_t start = text->find('\n');  // header
     while (start != std::string::npos && start + 1 < text->size()) {
       size_t end = text->find('\n', start + 1);

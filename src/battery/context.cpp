@@ -33,7 +33,7 @@ std::string Context::host_ns(const std::string& kind) const {
 std::optional<Context> load_context(const std::string& session_path, bool session_required,
                                     std::string* problem) {
   Context c;
-  if (auto text = read_text("/proc/self/status")) {
+  if (auto text = read_file("/proc/self/status")) {
     size_t start = 0;
     while (start < text->size()) {
       size_t end = text->find('\n', start);
@@ -46,7 +46,7 @@ std::optional<Context> load_context(const std::string& session_path, bool sessio
       c.status[line.substr(0, colon)] = v == std::string::npos ? "" : line.substr(v);
     }
   }
-  if (auto text = read_text("/proc/self/mountinfo")) c.mounts = MountTable(parse_mountinfo(*text));
+  if (auto text = read_file("/proc/self/mountinfo")) c.mounts = MountTable(parse_mountinfo(*text));
   for (char** e = environ; e && *e; ++e) {
     const char* eq = std::strchr(*e, '=');
     if (!eq) continue;
@@ -56,7 +56,7 @@ std::optional<Context> load_context(const std::string& session_path, bool sessio
   if (::getcwd(cwd, sizeof cwd)) c.cwd = cwd;
 
   int err = 0;
-  auto text = read_text(session_path, 1 << 20, &err);
+  auto text = read_file(session_path, 1 << 20, &err);
   if (!text) {
     if (session_required || err != ENOENT) {
       *problem = "cannot read session file " + session_path + ": " + std::strerror(err);

@@ -14,28 +14,6 @@
 
 namespace cordon::battery {
 
-std::optional<std::string> read_text(const std::string& path, size_t limit, int* err) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd.valid()) {
-    if (err) *err = errno;
-    return std::nullopt;
-  }
-  std::string text;
-  char buffer[8192];
-  while (text.size() < limit) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      if (err) *err = errno;
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  if (text.size() > limit) text.resize(limit);
-  return text;
-}
-
 std::string read_link(const std::string& path, int* err) {
   char buffer[PATH_MAX];
   ssize_t n = ::readlink(path.c_str(), buffer, sizeof buffer - 1);
@@ -85,24 +63,6 @@ std::string join_some(const std::vector<std::string>& items, size_t max) {
   for (size_t i = 0; i < items.size() && i < max; ++i) out += (i ? ", " : "") + items[i];
   if (items.size() > max) out += " and " + std::to_string(items.size() - max) + " more";
   return out;
-}
-
-std::string errno_name(int err) {
-  switch (err) {
-    case 0: return "success";
-    case EPERM: return "EPERM";
-    case EACCES: return "EACCES";
-    case ENOENT: return "ENOENT";
-    case EIO: return "EIO";
-    case EINVAL: return "EINVAL";
-    case ENOSPC: return "ENOSPC";
-    case ENOSYS: return "ENOSYS";
-    case EROFS: return "EROFS";
-    case ENOTTY: return "ENOTTY";
-    case EUSERS: return "EUSERS";
-    case ECONNREFUSED: return "ECONNREFUSED";
-    default: return std::strerror(err);
-  }
 }
 
 }  // namespace cordon::battery

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+// File reads (read_file), trim and errno names come from common.
+#include "common/error.h"
+#include "common/text.h"
+
 namespace cordon::battery {
 
-// Whole file (up to `limit` bytes); nullopt with *err = errno when it cannot be opened.
-std::optional<std::string> read_text(const std::string& path, size_t limit = 1 << 20, int* err = nullptr);
 // readlink(2); "" with *err set on failure.
 std::string read_link(const std::string& path, int* err = nullptr);
 // Entry names without "." and ".."; nullopt with *err when the directory cannot be opened.
@@ -31,7 +33,5 @@ inline constexpr unsigned long long kInitPidIno = 0xEFFFFFFCULL;
 
 // Up to `max` items joined with ", ", then " and N more".
 std::string join_some(const std::vector<std::string>& items, size_t max = 5);
-
-std::string errno_name(int err);  // "EPERM", ... (strerror text for uncommon ones)
 
 }  // namespace cordon::battery

@@ -33,4 +33,8 @@ class ConfigError : public Error {
 // "context: strerror(errno)" for system call failures.
 std::string errno_text(const std::string& context, int err);
 
+// The symbolic name of an errno value: "EPERM", "ENOENT", ...; "success" for 0, "errno N" for
+// a value the C library has no name for.
+std::string errno_name(int err);
+
 }  // namespace cordon

@@ -14,6 +14,8 @@ bool Ipv4Prefix::overlaps(const Ipv4Prefix& other) const {
   return (address & mask_for(shorter)) == (other.address & mask_for(shorter));
 }
 
+Ipv4Prefix ipv4_subnet_of(uint32_t a, int length) { return {a & mask_for(length), length}; }
+
 std::string Ipv4Prefix::str() const { return ipv4_to_string(address) + "/" + std::to_string(length); }
 
 std::optional<uint32_t> parse_ipv4_address(const std::string& text, std::string* problem) {

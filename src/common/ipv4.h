@@ -17,6 +17,10 @@ struct Ipv4Prefix {
   friend bool operator==(const Ipv4Prefix&, const Ipv4Prefix&) = default;
 };
 
+// The prefix of `length` bits holding `host_order_address` (host bits cleared): an
+// interface address's subnet.
+Ipv4Prefix ipv4_subnet_of(uint32_t host_order_address, int length);
+
 // "a.b.c.d" -> host-order address; nullopt with *problem set on error.
 std::optional<uint32_t> parse_ipv4_address(const std::string& text, std::string* problem);
 

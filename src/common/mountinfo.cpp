@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "common/paths.h"
+
 namespace cordon {
 namespace {
 
@@ -34,12 +36,6 @@ bool has_option(const std::string& options, const std::string& name) {
 }
 
 }  // namespace
-
-bool path_within(const std::string& inner, const std::string& outer) {
-  if (outer == "/") return !inner.empty() && inner[0] == '/';
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            inner[outer.size()] == '/');
-}
 
 bool Mount::read_only() const { return has_option(mount_opts, "ro") || has_option(super_opts, "ro"); }
 

@@ -43,7 +43,4 @@ class MountTable {
 // Parses mountinfo text (octal escapes such as \040 are decoded). Malformed lines are skipped.
 std::vector<Mount> parse_mountinfo(const std::string& text);
 
-// "/a/b" is within "/a"; "/" contains everything.
-bool path_within(const std::string& inner, const std::string& outer);
-
 }  // namespace cordon

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/ipv4.h"
 #include "common/netlink_internal.h"
 
 namespace cordon::netlink {
@@ -94,11 +95,6 @@ std::string scope_name(uint8_t scope) {
 
 }  // namespace
 
-std::string ipv4_text(uint32_t address) {
-  return std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 255) + "." +
-         std::to_string((address >> 8) & 255) + "." + std::to_string(address & 255);
-}
-
 std::string route_type_name(uint8_t type) {
   switch (type) {
     case RTN_UNICAST: return "unicast";
@@ -116,8 +112,8 @@ std::string route_type_name(uint8_t type) {
 
 std::string Route::describe() const {
   std::string text = route_type_name(type) + " " +
-                     (dst_text.empty() ? ipv4_text(dst) + "/" + std::to_string(dst_len) : dst_text);
-  if (gateway) text += " via " + ipv4_text(gateway);
+                     (dst_text.empty() ? ipv4_to_string(dst) + "/" + std::to_string(dst_len) : dst_text);
+  if (gateway) text += " via " + ipv4_to_string(gateway);
   if (oif) text += " dev " + std::to_string(oif);
   if (flags & RTNH_F_ONLINK) text += " onlink";
   text += " scope " + scope_name(scope);

@@ -110,8 +110,6 @@ class Socket {
   unsigned sequence_ = 0;
 };
 
-// "a.b.c.d" for a host-order IPv4 address.
-std::string ipv4_text(uint32_t address);
 // "blackhole", "unicast", ... for an RTN_* type.
 std::string route_type_name(uint8_t type);
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/netlink_internal.h"
 
@@ -162,7 +163,7 @@ Lookup Socket::lookup(uint32_t destination) {
   rm->rtm_flags = RTM_F_LOOKUP_TABLE;
   uint32_t dst = htonl(destination);
   mnl_attr_put(nlh, RTA_DST, 4, &dst);
-  Reply reply = transact(nlh, "route lookup " + ipv4_text(destination));
+  Reply reply = transact(nlh, "route lookup " + ipv4_to_string(destination));
   Lookup result;
   result.error = reply.error;
   result.message = reply.message;

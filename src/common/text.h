@@ -1,6 +1,8 @@
-// Small text helpers shared by the launcher and the battery.
+// Small text helpers shared by the launcher, the battery and the probe.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,7 +13,15 @@ namespace cordon {
 std::string shell_quote(std::string_view word);
 std::string shell_join(const std::vector<std::string>& words);
 
+// A file's content, at most `limit` bytes; nullopt (with *err = errno) when it cannot be
+// opened or read. O_NONBLOCK | O_NOCTTY: a FIFO or terminal put in a file's place cannot hang
+// the reader.
+std::optional<std::string> read_file(const std::string& path, size_t limit = 1 << 20, int* err = nullptr);
+
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);
+
+// `text` without leading and trailing whitespace (space, tab, CR, LF, VT, FF).
+std::string trim(std::string_view text);
 
 }  // namespace cordon

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "common/paths.h"
 #include "probe/context.h"
 #include "probe/util.h"
 
@@ -69,14 +70,14 @@ Context make_context(Options options) {
 std::vector<std::string> home_canaries(const Context& ctx) {
   std::vector<std::string> out;
   for (const auto& c : ctx.options.canaries)
-    if (is_within(c, ctx.home) && ctx.home != "/") out.push_back(c);
+    if (path_within(c, ctx.home) && ctx.home != "/") out.push_back(c);
   return out;
 }
 
 std::vector<std::string> other_canaries(const Context& ctx) {
   std::vector<std::string> out;
   for (const auto& c : ctx.options.canaries)
-    if (!(is_within(c, ctx.home) && ctx.home != "/")) out.push_back(c);
+    if (!(path_within(c, ctx.home) && ctx.home != "/")) out.push_back(c);
   return out;
 }
 

@@ -77,7 +77,7 @@ ExecInspection exec_and_inspect(const std::string& path, bool drop_caps, int tim
   ExecInspection out;
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
-    out.why = "pipe: " + err_name(errno);
+    out.why = "pipe: " + errno_name(errno);
     return out;
   }
   UniqueFd read_end(p[0]);
@@ -86,7 +86,7 @@ ExecInspection exec_and_inspect(const std::string& path, bool drop_caps, int tim
   const std::string own_comm = printable(read_text("/proc/self/comm", 64).value_or(""), 32);
   pid_t child = ::fork();
   if (child < 0) {
-    out.why = "fork: " + err_name(errno);
+    out.why = "fork: " + errno_name(errno);
     return out;
   }
   if (child == 0) exec_child(path, drop_caps, write_end.get());

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "common/paths.h"
 #include "probe/probe.h"
 #include "probe/util.h"
 
@@ -28,7 +29,7 @@ std::vector<std::string> exposed_paths(const Context& ctx) {
 
 bool is_exposed(const Context& ctx, const std::string& path) {
   for (const auto& p : exposed_paths(ctx))
-    if (is_within(path, p)) return true;
+    if (path_within(path, p)) return true;
   return false;
 }
 
@@ -50,7 +51,7 @@ int read_attempt(const std::string& path, Tally& tally, const std::string& label
   ReadResult r = read_some(path, 256);
   std::string what = label.empty() ? path : label + " " + path;
   if (!r.ok) {
-    tally.blocked(what + ": " + err_name(r.err));
+    tally.blocked(what + ": " + errno_name(r.err));
     return r.err;
   }
   if (r.data.empty()) tally.blocked(what + ": empty (masked)");

@@ -11,7 +11,4 @@ namespace cordon::probe {
 // permission check; `gate_errno` is the errno that proves the check was passed.
 Verdict classify_gated(long result, int err, int gate_errno, std::string* text);
 
-// probes_credentials.cpp: a variable name that carries a credential or a host IPC endpoint.
-bool credential_name(const std::string& name);
-
 }  // namespace cordon::probe

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/unique_fd.h"
 #include "probe/util.h"
@@ -21,10 +22,7 @@
 namespace cordon::probe::net {
 namespace {
 
-bool in_range(uint32_t a, uint32_t network, int prefix) {
-  uint32_t mask = prefix == 0 ? 0 : ~0u << (32 - prefix);
-  return (a & mask) == (network & mask);
-}
+bool in_range(uint32_t a, uint32_t network, int prefix) { return ipv4_subnet_of(network, prefix).contains(a); }
 
 // Errors connect() returns before anything leaves: the local stack refused.
 bool local_refusal(int err) {
@@ -118,11 +116,10 @@ std::vector<Subnet> connected_subnets() {
       if (lo || a.prefix_len >= 32 || a.prefix_len == 0) continue;
       Subnet s;
       s.prefix = a.prefix_len;
-      uint32_t mask = ~0u << (32 - a.prefix_len);
-      s.network = a.local & mask;
+      s.network = ipv4_subnet_of(a.local, a.prefix_len).address;
       s.own = a.local;
-      s.text = netlink::ipv4_text(s.network) + "/" + std::to_string(s.prefix) + " (own " +
-               netlink::ipv4_text(a.local) + ")";
+      s.text = ipv4_to_string(s.network) + "/" + std::to_string(s.prefix) + " (own " +
+               ipv4_to_string(a.local) + ")";
       out.push_back(s);
     }
   } catch (const std::exception&) {
@@ -145,7 +142,7 @@ std::string route_text(uint32_t address) {
     netlink::Socket sock;
     netlink::Lookup l = sock.lookup(address);
     std::string text = "route " + netlink::route_type_name(l.type);
-    if (l.gateway) text += " via " + netlink::ipv4_text(l.gateway);
+    if (l.gateway) text += " via " + ipv4_to_string(l.gateway);
     return text;
   } catch (const std::exception& e) {
     return "route lookup failed";
@@ -156,7 +153,7 @@ void tcp_attempt(const NetTarget& t, Tally& tally, bool loopback_service, int ti
   const std::string what = "tcp " + t.text().substr(4);
   UniqueFd fd(::socket(t.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) {
-    tally.blocked(what + ": socket() " + err_name(errno));
+    tally.blocked(what + ": socket() " + errno_name(errno));
     return;
   }
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&t.sa), t.sa_len) == 0) {
@@ -170,9 +167,9 @@ void tcp_attempt(const NetTarget& t, Tally& tally, bool loopback_service, int ti
       if (loopback_service) tally.blocked(what + ": ECONNREFUSED (nothing of the host listens here)");
       else tally.escaped(what + ": ECONNREFUSED from the far end (reached)");
     } else if (local_refusal(err)) {
-      tally.blocked(what + ": " + err_name(err) + route_hint(err));
+      tally.blocked(what + ": " + errno_name(err) + route_hint(err));
     } else {
-      tally.inconclusive(what + ": " + err_name(err));
+      tally.inconclusive(what + ": " + errno_name(err));
     }
     return;
   }
@@ -192,7 +189,7 @@ void tcp_attempt(const NetTarget& t, Tally& tally, bool loopback_service, int ti
   } else {
     // An error after the attempt started: an ICMP error from the network, or a neighbour
     // that never answered. Neither proves nor disproves that the target is reachable.
-    tally.inconclusive(what + ": " + err_name(so_error) + " after the attempt started (ICMP error or no neighbour)");
+    tally.inconclusive(what + ": " + errno_name(so_error) + " after the attempt started (ICMP error or no neighbour)");
   }
 }
 
@@ -200,20 +197,20 @@ void udp_attempt(const NetTarget& t, Tally& tally, int timeout_ms) {
   const std::string what = "udp " + t.text().substr(4);
   UniqueFd fd(::socket(t.family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) {
-    tally.blocked(what + ": socket() " + err_name(errno));
+    tally.blocked(what + ": socket() " + errno_name(errno));
     return;
   }
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&t.sa), t.sa_len) != 0) {
     int err = errno;
     tally.add(local_refusal(err) ? Verdict::Blocked : Verdict::Inconclusive,
-              what + ": connect " + err_name(err) + route_hint(err));
+              what + ": connect " + errno_name(err) + route_hint(err));
     return;
   }
   const std::string query = dns_query();
   if (::send(fd.get(), query.data(), query.size(), 0) < 0) {
     int err = errno;
     tally.add(local_refusal(err) ? Verdict::Blocked : Verdict::Inconclusive,
-              what + ": send " + err_name(err) + route_hint(err));
+              what + ": send " + errno_name(err) + route_hint(err));
     return;
   }
   if (!wait_for(fd.get(), POLLIN, timeout_ms)) {
@@ -227,7 +224,7 @@ void udp_attempt(const NetTarget& t, Tally& tally, int timeout_ms) {
   } else if (errno == ECONNREFUSED) {
     tally.escaped(what + ": port unreachable came back (reached the host)");
   } else {
-    tally.inconclusive(what + ": recv " + err_name(errno));
+    tally.inconclusive(what + ": recv " + errno_name(errno));
   }
 }
 
@@ -253,13 +250,13 @@ void udp_nosend(int family, const std::string& address, uint16_t port, Tally& ta
   const std::string what = "udp connect " + (family == AF_INET6 ? "[" + address + "]" : address);
   UniqueFd fd(::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) {
-    tally.blocked(what + ": socket() " + err_name(errno));
+    tally.blocked(what + ": socket() " + errno_name(errno));
     return;
   }
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
     int err = errno;
     tally.add(local_refusal(err) ? Verdict::Blocked : Verdict::Inconclusive,
-              what + ": " + err_name(err) + route_hint(err));
+              what + ": " + errno_name(err) + route_hint(err));
     return;
   }
   std::string route = family == AF_INET ? " (" + route_text(v4) + ")" : "";
@@ -276,7 +273,7 @@ void abstract_attempt(const std::string& name, Tally& tally) {
   for (int type : {SOCK_STREAM, SOCK_SEQPACKET, SOCK_DGRAM}) {
     UniqueFd fd(::socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
-      tally.blocked("@" + name + ": socket() " + err_name(errno));
+      tally.blocked("@" + name + ": socket() " + errno_name(errno));
       return;
     }
     if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), len) == 0 || errno == EAGAIN ||
@@ -287,14 +284,14 @@ void abstract_attempt(const std::string& name, Tally& tally) {
     last = errno;
     if (last != EPROTOTYPE) break;
   }
-  tally.blocked("@" + printable(name, 50) + ": " + err_name(last) +
+  tally.blocked("@" + printable(name, 50) + ": " + errno_name(last) +
                 (last == ECONNREFUSED ? " (no such socket in this network namespace)" : ""));
 }
 
 bool path_socket_attempt(const std::string& path, Tally& tally) {
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) {
-    tally.blocked(path + ": " + err_name(errno));
+    tally.blocked(path + ": " + errno_name(errno));
     return false;
   }
   sockaddr_un sa{};
@@ -308,7 +305,7 @@ bool path_socket_attempt(const std::string& path, Tally& tally) {
   for (int type : {SOCK_STREAM, SOCK_SEQPACKET, SOCK_DGRAM}) {
     UniqueFd fd(::socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
-      tally.blocked(path + ": socket() " + err_name(errno));
+      tally.blocked(path + ": socket() " + errno_name(errno));
       return true;
     }
     if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0 || errno == EAGAIN ||
@@ -319,7 +316,7 @@ bool path_socket_attempt(const std::string& path, Tally& tally) {
     last = errno;
     if (last != EPROTOTYPE) break;
   }
-  tally.blocked(path + ": " + err_name(last) + (last == ECONNREFUSED ? " (stale: nothing listens)" : ""));
+  tally.blocked(path + ": " + errno_name(last) + (last == ECONNREFUSED ? " (stale: nothing listens)" : ""));
   return true;
 }
 

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/env_names.h"
+#include "common/paths.h"
 #include "probe/context.h"
 #include "probe/fs_util.h"
 #include "probe/net.h"
@@ -17,23 +19,6 @@
 #include "probe/util.h"
 
 namespace cordon::probe {
-
-// Names that carry credentials or host IPC endpoints. Exposed for --selftest.
-bool credential_name(const std::string& name) {
-  static const char* const kContains[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY",
-                                          "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_SOCK", "SESSION_KEY"};
-  static const char* const kPrefixes[] = {"AWS_", "GH_", "GITHUB_", "GITLAB_", "OPENAI_", "ANTHROPIC_", "AZURE_",
-                                          "GOOGLE_", "VAULT_", "DOCKER_", "NPM_", "VSCODE_"};
-  static const char* const kExact[] = {"DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY",
-                                       "SSH_AGENT_PID", "GPG_AGENT_INFO", "KUBECONFIG", "GIT_ASKPASS", "SSH_ASKPASS"};
-  for (const char* c : kContains)
-    if (name.find(c) != std::string::npos) return true;
-  for (const char* p : kPrefixes)
-    if (name.rfind(p, 0) == 0) return true;
-  for (const char* e : kExact)
-    if (name == e) return true;
-  return false;
-}
 
 namespace {
 
@@ -72,13 +57,13 @@ void probe_env_recovery(const Context& ctx, Tally& tally) {
     const std::string path = "/proc/" + std::to_string(p) + "/environ";
     ReadResult r = read_some(path, 1 << 20);
     if (!r.ok) {
-      summary.push_back("pid " + std::to_string(p) + ": " + err_name(r.err));
+      summary.push_back("pid " + std::to_string(p) + ": " + errno_name(r.err));
       continue;
     }
     auto vars = parse_environ(r.data);
     std::vector<std::string> recovered;
     for (const auto& [name, value] : vars)
-      if (!value.empty() && credential_name(name) && !allowed.count(name)) recovered.push_back(printable(name, 40));
+      if (!value.empty() && credential_env_name(name) && !allowed.count(name)) recovered.push_back(printable(name, 40));
     if (!recovered.empty())
       tally.escaped("pid " + std::to_string(p) + "'s environment holds " + join_limited(recovered, 5) +
                     " (not passed to this sandbox)");
@@ -216,7 +201,7 @@ void probe_git_redirect(const Context& ctx, Tally& tally) {
       if (eq == std::string::npos) continue;
       std::string value = line.substr(line.find_first_not_of(" \t", eq + 1));
       if (value.rfind("~/", 0) == 0) value = ctx.home + value.substr(1);
-      if (!value.empty() && value[0] == '/' && !is_within(value, ctx.workspace)) paths.push_back(value);
+      if (!value.empty() && value[0] == '/' && !path_within(value, ctx.workspace)) paths.push_back(value);
     }
   }
   std::set<std::string> seen;

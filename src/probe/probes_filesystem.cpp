@@ -14,6 +14,8 @@
 #include <map>
 #include <set>
 
+#include "common/credential_files.h"
+#include "common/paths.h"
 #include "probe/context.h"
 #include "probe/fs_util.h"
 #include "probe/probe.h"
@@ -26,7 +28,7 @@ namespace {
 // Summarises repeated failures ("12 ENOENT, 1 EACCES") instead of one line each.
 class ErrorCount {
  public:
-  void add(int err) { ++counts_[err_name(err)]; }
+  void add(int err) { ++counts_[errno_name(err)]; }
   bool empty() const { return counts_.empty(); }
   std::string text() const {
     std::string out;
@@ -39,25 +41,23 @@ class ErrorCount {
 };
 
 // 20 -----------------------------------------------------------------------------------
+// Files inside the credential stores (common/credential_files.h names the stores and masks).
 const char* const kHomeCredentials[] = {
     ".ssh/id_rsa", ".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_dsa", ".ssh/authorized_keys",
     ".aws/credentials", ".aws/config", ".config/gh/hosts.yml", ".config/glab-cli/config.yml",
-    ".git-credentials", ".docker/config.json", ".kube/config", ".netrc", ".npmrc", ".pypirc",
+    ".git-credentials", ".docker/config.json", ".kube/config", ".npmrc", ".pypirc",
     ".cargo/credentials.toml", ".config/gcloud/credentials.db", ".azure/msal_token_cache.json",
-    ".gnupg/private-keys-v1.d", ".password-store", ".local/share/keyrings/login.keyring",
-    ".Xauthority", ".ICEauthority", ".bash_history"};
-const char* const kSystemCredentials[] = {
-    "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers",
-    "/etc/security/opasswd", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_rsa_key",
-    "/etc/ssh/ssh_host_ecdsa_key"};
+    ".gnupg/private-keys-v1.d", ".password-store", ".local/share/keyrings/login.keyring", ".bash_history"};
 
 void probe_read_canary(const Context& ctx, Tally& tally) {
   for (const auto& c : home_canaries(ctx)) read_attempt(c, tally, "canary");
   ErrorCount quiet;
   std::vector<std::string> paths;
-  if (!ctx.home.empty() && ctx.home != "/")
+  if (!ctx.home.empty() && ctx.home != "/") {
     for (const char* rel : kHomeCredentials) paths.push_back(ctx.home + "/" + rel);
-  for (const char* abs : kSystemCredentials) paths.push_back(abs);
+    for (const auto& rel : home_masked_files()) paths.push_back(ctx.home + "/" + rel);
+  }
+  for (const auto& abs : system_credential_files()) paths.push_back(abs);
   std::set<std::string> seen;
   int tried = 0;
   for (const auto& path : paths) {
@@ -90,7 +90,7 @@ void probe_read_canary(const Context& ctx, Tally& tally) {
 // 21 -----------------------------------------------------------------------------------
 void probe_other_project(const Context& ctx, Tally& tally) {
   for (const auto& c : other_canaries(ctx))
-    if (!is_within(c, ctx.workspace)) read_attempt(c, tally, "canary");
+    if (!path_within(c, ctx.workspace)) read_attempt(c, tally, "canary");
   const std::string parent = dirname_of(ctx.workspace);
   if (ctx.workspace.empty() || parent == "/" || parent == ctx.workspace) {
     if (tally.empty()) tally.inconclusive("the workspace has no parent directory to look beside; no --canary outside $HOME given");
@@ -158,7 +158,7 @@ void probe_write_outside(const Context& ctx, Tally& tally) {
     }
     int err = create_and_remove(dir, unique_name("w"));
     if (err == 0) tally.escaped("created (and removed) a file in " + dir);
-    else tally.blocked(dir + ": " + err_name(err));
+    else tally.blocked(dir + ": " + errno_name(err));
   }
   if (!scratch.empty()) tally.note("not counted, tmpfs: " + join_limited(scratch));
 }
@@ -180,7 +180,7 @@ void probe_symlink_escape(const Context& ctx, Tally& tally) {
     const std::string target = dir + "/" + unique_name("sym-target");
     const std::string link = ctx.workspace + "/" + unique_name("sym");
     if (::symlink(target.c_str(), link.c_str()) != 0) {
-      tally.inconclusive("symlink in the workspace: " + err_name(errno));
+      tally.inconclusive("symlink in the workspace: " + errno_name(errno));
       return;
     }
     int fd = ::open(link.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -191,7 +191,7 @@ void probe_symlink_escape(const Context& ctx, Tally& tally) {
     ::unlink(link.c_str());
     if (fd >= 0 && landed) tally.escaped("wrote " + target + " through a workspace symlink");
     else if (fd >= 0) tally.inconclusive("write through the link succeeded but nothing appeared at " + target);
-    else tally.blocked("write through a link to " + dir + ": " + err_name(err));
+    else tally.blocked("write through a link to " + dir + ": " + errno_name(err));
   }
   for (const auto& c : ctx.options.canaries) {
     const std::string link = ctx.workspace + "/" + unique_name("symr");
@@ -213,13 +213,13 @@ void probe_hardlink_escape(const Context& ctx, Tally& tally) {
   for (const auto& c : home_canaries(ctx)) sources.push_back(c);
   if (sources.empty()) sources = {"/etc/hostname", "/etc/passwd"};
   for (const auto& src : sources) {
-    if (is_within(src, ctx.workspace)) continue;
+    if (path_within(src, ctx.workspace)) continue;
     const std::string link = ctx.workspace + "/" + unique_name("hl");
     if (::link(src.c_str(), link.c_str()) == 0) {
       ::unlink(link.c_str());
       tally.escaped("hard-linked " + src + " into the workspace (its inode is reachable from here)");
     } else {
-      tally.blocked(src + ": " + err_name(errno));
+      tally.blocked(src + ": " + errno_name(errno));
     }
   }
 }
@@ -233,7 +233,7 @@ void probe_rename_escape(const Context& ctx, Tally& tally) {
   const std::string marker = ctx.workspace + "/" + unique_name("mv");
   int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
-    tally.inconclusive("cannot create a marker in the workspace: " + err_name(errno));
+    tally.inconclusive("cannot create a marker in the workspace: " + errno_name(errno));
     return;
   }
   ::close(fd);
@@ -247,7 +247,7 @@ void probe_rename_escape(const Context& ctx, Tally& tally) {
       tally.escaped("moved a workspace file to " + dir);
       break;
     }
-    tally.blocked(dir + ": " + err_name(errno));
+    tally.blocked(dir + ": " + errno_name(errno));
   }
   ::unlink(marker.c_str());
   if (tally.empty()) tally.inconclusive("no directory outside the workspace to move to");
@@ -288,7 +288,7 @@ void probe_proc_root(const Context& ctx, Tally& tally) {
     if (!through) {
       int err = 0;
       int n = count_entries(root, &err);
-      if (n < 0) tally.blocked(root + ": " + err_name(err));
+      if (n < 0) tally.blocked(root + ": " + errno_name(err));
       else if (same_file(root, "/")) tally.blocked(root + " is this sandbox's own root");
       else tally.escaped("listed " + std::to_string(n) + " entries of the target's root " + root);
     }
@@ -318,14 +318,14 @@ void probe_proc_cwd(const Context& ctx, Tally& tally) {
   char buffer[PATH_MAX];
   if (!::getcwd(buffer, sizeof buffer)) {
     if (errno == ENOENT) tally.escaped("getcwd: the working directory is outside this root (.. walks the host tree)");
-    else tally.blocked("getcwd: " + err_name(errno));
+    else tally.blocked("getcwd: " + errno_name(errno));
   } else if (std::string(buffer).rfind("(unreachable)", 0) == 0) {
     tally.escaped(std::string("the working directory is outside this root: ") + buffer);
   } else {
     int err = 0;
     int n = count_entries("/proc/self/cwd/..", &err);
     tally.blocked(std::string("cwd ") + buffer + " is inside this root (" +
-                  (n >= 0 ? "its parent is ours" : err_name(err)) + ")");
+                  (n >= 0 ? "its parent is ours" : errno_name(err)) + ")");
   }
   TargetView t = resolve_target(ctx);
   if (t.state == TargetView::State::NotAddressable) tally.blocked(t.why);
@@ -333,7 +333,7 @@ void probe_proc_cwd(const Context& ctx, Tally& tally) {
     const std::string cwd = "/proc/" + std::to_string(t.pid) + "/cwd";
     int err = 0;
     int n = count_entries(cwd, &err);
-    if (n < 0) tally.blocked(cwd + ": " + err_name(err));
+    if (n < 0) tally.blocked(cwd + ": " + errno_name(err));
     else if (is_dir(cwd) && same_file(cwd, buffer)) tally.blocked(cwd + " is our own working directory");
     else tally.escaped("listed " + std::to_string(n) + " entries of the target's working directory " + cwd);
   }
@@ -391,9 +391,9 @@ void probe_exe_overwrite(const Context& ctx, Tally& tally) {
   } else if (errno == ETXTBSY) {
     if (::faccessat(AT_FDCWD, "/proc/self/exe", W_OK, AT_EACCESS) == 0)
       tally.escaped(ctx.self_exe + " is writable (busy while it runs; replaceable once it exits)");
-    else tally.blocked(ctx.self_exe + ": ETXTBSY, and " + err_name(errno) + " once idle");
+    else tally.blocked(ctx.self_exe + ": ETXTBSY, and " + errno_name(errno) + " once idle");
   } else {
-    tally.blocked(ctx.self_exe + ": " + err_name(errno));
+    tally.blocked(ctx.self_exe + ": " + errno_name(errno));
   }
   // The binaries of our ancestors (pid 1 is the sandbox's init: bwrap, from the host).
   std::set<pid_t> pids = {1};
@@ -404,7 +404,7 @@ void probe_exe_overwrite(const Context& ctx, Tally& tally) {
     char target[PATH_MAX];
     ssize_t n = ::readlink(exe.c_str(), target, sizeof target - 1);
     if (n <= 0) {
-      tally.blocked(exe + ": " + err_name(errno));
+      tally.blocked(exe + ": " + errno_name(errno));
       continue;
     }
     target[n] = 0;
@@ -422,7 +422,7 @@ void probe_exe_overwrite(const Context& ctx, Tally& tally) {
       tally.escaped(label + " is writable (busy while it runs; replaceable once it exits)");
     else if (err == ETXTBSY && writable)
       tally.blocked(label + ": ETXTBSY for the sandbox's whole life (pid 1 runs it; writable by path once idle)");
-    else tally.blocked(label + ": " + err_name(err));
+    else tally.blocked(label + ": " + errno_name(err));
   }
 }
 
@@ -439,12 +439,12 @@ void probe_libexec_overwrite(const Context& ctx, Tally& tally) {
     } else if (errno == ETXTBSY && ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0) {
       tally.escaped(path + " is writable (busy now)");
     } else {
-      tally.blocked(path + ": " + err_name(errno));
+      tally.blocked(path + ": " + errno_name(errno));
     }
   }
   int err = create_and_remove(dir, unique_name("lx"));
   if (err == 0) tally.escaped("created (and removed) a file in " + dir);
-  else tally.blocked(dir + ": " + err_name(err));
+  else tally.blocked(dir + ": " + errno_name(err));
 }
 
 // 31 -----------------------------------------------------------------------------------
@@ -477,9 +477,9 @@ void probe_devices(const Context& ctx, Tally& tally) {
     if (fd >= 0) ::close(fd);
     ::unlink(node.c_str());
     if (fd >= 0) tally.escaped("created and opened a device node in " + dir);
-    else tally.blocked("created a device node in " + dir + " but opening it failed: " + err_name(err) + " (nodev)");
+    else tally.blocked("created a device node in " + dir + " but opening it failed: " + errno_name(err) + " (nodev)");
   } else {
-    tally.blocked("mknod in " + dir + ": " + err_name(errno));
+    tally.blocked("mknod in " + dir + ": " + errno_name(errno));
   }
 }
 

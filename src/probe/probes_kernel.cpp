@@ -35,7 +35,7 @@ namespace cordon::probe {
 // Exposed for --selftest: `gate_errno` is what the kernel returns once the gate is passed.
 Verdict classify_gated(long result, int err, int gate_errno, std::string* text) {
   if (result >= 0 || err == gate_errno) {
-    *text = result >= 0 ? "succeeded" : err_name(err) + " after the permission check (the gate is open)";
+    *text = result >= 0 ? "succeeded" : errno_name(err) + " after the permission check (the gate is open)";
     return Verdict::Escaped;
   }
   if (err == ENOSYS) {
@@ -43,10 +43,10 @@ Verdict classify_gated(long result, int err, int gate_errno, std::string* text) 
     return Verdict::Blocked;
   }
   if (err == EPERM || err == EACCES) {
-    *text = err_name(err);
+    *text = errno_name(err);
     return Verdict::Blocked;
   }
-  *text = err_name(err) + " (unexpected)";
+  *text = errno_name(err) + " (unexpected)";
   return Verdict::Inconclusive;
 }
 
@@ -54,8 +54,8 @@ namespace {
 
 void simple(long r, int err, const std::string& what, const std::string& success, Tally& tally) {
   if (r >= 0) tally.escaped(what + ": " + success);
-  else if (err == EPERM || err == EACCES || err == ENOSYS) tally.blocked(what + ": " + err_name(err));
-  else tally.inconclusive(what + ": " + err_name(err));
+  else if (err == EPERM || err == EACCES || err == ENOSYS) tally.blocked(what + ": " + errno_name(err));
+  else tally.inconclusive(what + ": " + errno_name(err));
 }
 
 // 80 -----------------------------------------------------------------------------------

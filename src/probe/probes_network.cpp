@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <sstream>
 
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
@@ -90,7 +91,7 @@ void probe_connected_subnet(const Context& ctx, Tally& tally) {
       }
     }
     if (!pick) continue;
-    net::udp_nosend(AF_INET, netlink::ipv4_text(pick), 9, tally,
+    net::udp_nosend(AF_INET, ipv4_to_string(pick), 9, tally,
                     "no --net-targets on the connected subnet " + s.text);
   }
 }
@@ -106,9 +107,9 @@ std::vector<std::string> private_nameservers() {
     std::istringstream words(line);
     std::string key, value;
     if (!(words >> key >> value) || key != "nameserver") continue;
-    in_addr a{};
-    if (::inet_pton(AF_INET, value.c_str(), &a) != 1) continue;
-    AddrClass c = net::classify_v4(ntohl(a.s_addr), subnets);
+    auto a = parse_ipv4_address(value, nullptr);
+    if (!a) continue;
+    AddrClass c = net::classify_v4(*a, subnets);
     if (c != AddrClass::Loopback && c != AddrClass::Other) out.push_back(value);
   }
   return out;
@@ -169,7 +170,7 @@ void probe_host_abstract(const Context& ctx, Tally& tally) {
 void try_socket(Tally& tally, int domain, int type, int protocol, const std::string& what) {
   UniqueFd fd(::socket(domain, type | SOCK_CLOEXEC, protocol));
   if (fd.valid()) tally.escaped(what + " socket created (nothing sent)");
-  else tally.blocked(what + ": " + err_name(errno));
+  else tally.blocked(what + ": " + errno_name(errno));
 }
 
 void probe_raw_socket(const Context&, Tally& tally) {
@@ -201,15 +202,15 @@ void probe_ipv6_route(const Context& ctx, Tally& tally) {
 void probe_io_uring_socket(const Context&, Tally& tally) {
   auto r = uring::socket_through_ring(AF_INET, SOCK_DGRAM, 0);
   if (r.setup_err) {
-    tally.blocked("io_uring_setup: " + err_name(r.setup_err));
+    tally.blocked("io_uring_setup: " + errno_name(r.setup_err));
   } else if (!r.completed) {
     tally.inconclusive("ring created but the submission failed: " + r.detail);
   } else if (r.op_result >= 0) {
     tally.escaped("ring created and IORING_OP_SOCKET returned a socket (the syscall filter never saw it)");
   } else if (r.op_result == -EINVAL || r.op_result == -EOPNOTSUPP) {
-    tally.inconclusive("ring created; this kernel has no IORING_OP_SOCKET (" + err_name(-r.op_result) + ")");
+    tally.inconclusive("ring created; this kernel has no IORING_OP_SOCKET (" + errno_name(-r.op_result) + ")");
   } else {
-    tally.inconclusive("ring created; IORING_OP_SOCKET failed: " + err_name(-r.op_result));
+    tally.inconclusive("ring created; IORING_OP_SOCKET failed: " + errno_name(-r.op_result));
   }
 }
 

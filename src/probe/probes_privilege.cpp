@@ -94,7 +94,7 @@ std::string make_filecap_binary(const Context& ctx, Tally& tally) {
   UniqueFd in(::open(source, O_RDONLY | O_CLOEXEC));
   UniqueFd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755));
   if (!in.valid() || !out.valid()) {
-    tally.inconclusive("cannot copy " + std::string(source) + " to " + dir + ": " + err_name(errno));
+    tally.inconclusive("cannot copy " + std::string(source) + " to " + dir + ": " + errno_name(errno));
     return "";
   }
   char buffer[65536];
@@ -107,7 +107,7 @@ std::string make_filecap_binary(const Context& ctx, Tally& tally) {
   caps.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE;
   caps.data[0].permitted = 1u << CAP_NET_RAW;
   if (::setxattr(path.c_str(), "security.capability", &caps, XATTR_CAPS_SZ_2, 0) != 0) {
-    tally.blocked("setting file capabilities on a copy of echo: " + err_name(errno));
+    tally.blocked("setting file capabilities on a copy of echo: " + errno_name(errno));
     ::unlink(path.c_str());
     return "";
   }
@@ -128,32 +128,32 @@ void probe_filecap(const Context& ctx, Tally& tally) {
 void probe_nested_userns(const Context&, Tally& tally) {
   // The probe runs in a throw-away child: whatever namespace it enters dies with it.
   if (::unshare(CLONE_NEWUSER) == 0) tally.escaped("unshare(CLONE_NEWUSER) succeeded: a nested user namespace");
-  else tally.blocked("unshare(CLONE_NEWUSER): " + err_name(errno));
+  else tally.blocked("unshare(CLONE_NEWUSER): " + errno_name(errno));
 }
 
 // 43 -----------------------------------------------------------------------------------
 void probe_mount(const Context&, Tally& tally) {
   const std::string dir = "/tmp/" + unique_name("mnt");
   if (::mkdir(dir.c_str(), 0700) != 0) {
-    tally.inconclusive("cannot make a mount point in /tmp: " + err_name(errno));
+    tally.inconclusive("cannot make a mount point in /tmp: " + errno_name(errno));
     return;
   }
   // A private mount namespace first where possible, so a mount never propagates anywhere.
   if (::unshare(CLONE_NEWNS) == 0) {
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-      tally.escaped("unshare(CLONE_NEWNS) succeeded (mount left untried: / stays shared: " + err_name(errno) + ")");
+      tally.escaped("unshare(CLONE_NEWNS) succeeded (mount left untried: / stays shared: " + errno_name(errno) + ")");
       ::rmdir(dir.c_str());
       return;
     }
     tally.note("in a private mount namespace of its own");
   } else {
-    tally.note("unshare(CLONE_NEWNS): " + err_name(errno));
+    tally.note("unshare(CLONE_NEWNS): " + errno_name(errno));
   }
   if (::mount("cordon-probe", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=16k") == 0) {
     ::umount2(dir.c_str(), MNT_DETACH);
     tally.escaped("mounted a tmpfs on " + dir);
   } else {
-    tally.blocked("mount tmpfs: " + err_name(errno));
+    tally.blocked("mount tmpfs: " + errno_name(errno));
   }
   ::rmdir(dir.c_str());
 }
@@ -161,18 +161,18 @@ void probe_mount(const Context&, Tally& tally) {
 // 44 -----------------------------------------------------------------------------------
 void probe_chroot(const Context&, Tally& tally) {
   if (::chroot("/") == 0) tally.escaped("chroot succeeded (CAP_SYS_CHROOT held)");
-  else tally.blocked("chroot: " + err_name(errno));
+  else tally.blocked("chroot: " + errno_name(errno));
 }
 
 // 45 -----------------------------------------------------------------------------------
 void try_setns(const std::string& path, int nstype, const std::string& label, Tally& tally) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
-    tally.blocked(label + " " + path + ": " + err_name(errno));
+    tally.blocked(label + " " + path + ": " + errno_name(errno));
     return;
   }
   if (::setns(fd.get(), nstype) == 0) tally.escaped("setns into " + label + " (" + path + ") succeeded");
-  else tally.blocked("setns " + label + ": " + err_name(errno));
+  else tally.blocked("setns " + label + ": " + errno_name(errno));
 }
 
 void probe_setns(const Context& ctx, Tally& tally) {
@@ -199,7 +199,7 @@ void open_for_write(const std::vector<std::string>& paths, Tally& tally) {
       ::close(fd);
       tally.escaped(path + " opened for writing (nothing written)");
     } else {
-      tally.blocked(path + ": " + err_name(errno));
+      tally.blocked(path + ": " + errno_name(errno));
     }
   }
   if (!tried) tally.blocked("none of " + join_limited(paths, 3) + " exists here");

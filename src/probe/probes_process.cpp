@@ -38,11 +38,11 @@ void probe_signal(const Context& ctx, Tally& tally) {
   pid_t pid = 0;
   if (!target_or_report(ctx, tally, &pid)) return;
   if (::kill(pid, 0) != 0) {
-    tally.blocked("kill(" + std::to_string(pid) + ", 0): " + err_name(errno));
+    tally.blocked("kill(" + std::to_string(pid) + ", 0): " + errno_name(errno));
     return;
   }
   if (::kill(pid, SIGCONT) == 0) tally.escaped("SIGCONT delivered to pid " + std::to_string(pid));
-  else tally.blocked("kill(" + std::to_string(pid) + ", SIGCONT): " + err_name(errno));
+  else tally.blocked("kill(" + std::to_string(pid) + ", SIGCONT): " + errno_name(errno));
 }
 
 // 61 -----------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ void probe_ptrace(const Context& ctx, Tally& tally) {
     ::ptrace(PTRACE_DETACH, pid, nullptr, nullptr);  // may fail while running; our exit detaches
     tally.escaped("PTRACE_SEIZE attached to pid " + std::to_string(pid));
   } else {
-    tally.blocked("PTRACE_SEIZE " + std::to_string(pid) + ": " + err_name(errno));
+    tally.blocked("PTRACE_SEIZE " + std::to_string(pid) + ": " + errno_name(errno));
   }
 }
 
@@ -64,7 +64,7 @@ void probe_environ(const Context& ctx, Tally& tally) {
   const std::string path = "/proc/" + std::to_string(pid) + "/environ";
   ReadResult r = read_some(path, 65536);
   if (!r.ok) {
-    tally.blocked(path + ": " + err_name(r.err));
+    tally.blocked(path + ": " + errno_name(r.err));
     return;
   }
   std::vector<std::string> names;
@@ -89,7 +89,7 @@ void probe_mem(const Context& ctx, Tally& tally) {
     ::close(fd);
     tally.escaped(path + " opened (the target's memory is readable)");
   } else {
-    tally.blocked(path + ": " + err_name(errno));
+    tally.blocked(path + ": " + errno_name(errno));
   }
 }
 

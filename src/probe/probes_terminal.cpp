@@ -27,7 +27,7 @@ void judge_tiocsti(const std::string& where, int err, Tally& tally) {
       break;
     case EPERM: tally.blocked(where + ": TIOCSTI EPERM"); break;
     case EIO: tally.blocked(where + ": TIOCSTI EIO (the kernel's legacy_tiocsti is off)"); break;
-    default: tally.inconclusive(where + ": TIOCSTI " + err_name(err)); break;
+    default: tally.inconclusive(where + ": TIOCSTI " + errno_name(err)); break;
   }
 }
 
@@ -37,18 +37,18 @@ void judge_tiocsti(const std::string& where, int err, Tally& tally) {
 int tiocsti_on_private_pty(std::string* why) {
   UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!master.valid() || ::grantpt(master.get()) != 0 || ::unlockpt(master.get()) != 0) {
-    *why = "no pty available: " + err_name(errno);
+    *why = "no pty available: " + errno_name(errno);
     return -1;
   }
   const char* name = ::ptsname(master.get());
   if (!name) {
-    *why = "ptsname: " + err_name(errno);
+    *why = "ptsname: " + errno_name(errno);
     return -1;
   }
   std::string slave = name;
   pid_t child = ::fork();
   if (child < 0) {
-    *why = "fork: " + err_name(errno);
+    *why = "fork: " + errno_name(errno);
     return -1;
   }
   if (child == 0) {
@@ -76,7 +76,7 @@ void probe_tiocsti(const Context&, Tally& tally) {
     int r = ::ioctl(tty.get(), TIOCSTI, nullptr);
     judge_tiocsti("the controlling terminal", r == 0 ? 0 : errno, tally);
   } else {
-    tally.note("no controlling terminal (" + err_name(errno) + ")");
+    tally.note("no controlling terminal (" + errno_name(errno) + ")");
   }
   std::string why;
   int err = tiocsti_on_private_pty(&why);
@@ -90,7 +90,7 @@ void probe_tioclinux(const Context&, Tally& tally) {
   for (const char* dev : {"/dev/tty", "/dev/tty0", "/dev/tty1", "/dev/console"}) {
     UniqueFd fd(::open(dev, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
     if (!fd.valid()) {
-      tally.blocked(std::string(dev) + ": " + err_name(errno));
+      tally.blocked(std::string(dev) + ": " + errno_name(errno));
       continue;
     }
     ++opened;
@@ -100,9 +100,9 @@ void probe_tioclinux(const Context&, Tally& tally) {
     } else if (errno == EPERM) {
       tally.blocked(std::string(dev) + ": TIOCLINUX EPERM");
     } else if (errno == ENOTTY || errno == EINVAL) {
-      tally.blocked(std::string(dev) + ": " + err_name(errno) + " (not a virtual console)");
+      tally.blocked(std::string(dev) + ": " + errno_name(errno) + " (not a virtual console)");
     } else {
-      tally.inconclusive(std::string(dev) + ": TIOCLINUX " + err_name(errno));
+      tally.inconclusive(std::string(dev) + ": TIOCLINUX " + errno_name(errno));
     }
   }
   // Without a terminal, a private pty still shows whether the filter refuses the request.
@@ -112,7 +112,7 @@ void probe_tioclinux(const Context&, Tally& tally) {
       char arg[2] = {6, 0};
       int r = ::ioctl(master.get(), TIOCLINUX, arg);
       if (r == 0) tally.escaped("a private pty answered TIOCLINUX");
-      else tally.blocked("a private pty: TIOCLINUX " + err_name(errno) + (errno == EPERM ? "" : " (not a virtual console)"));
+      else tally.blocked("a private pty: TIOCLINUX " + errno_name(errno) + (errno == EPERM ? "" : " (not a virtual console)"));
     }
   }
 }

@@ -55,12 +55,12 @@ ProbeResult run_one(const Context& ctx, const ProbeDef& def, int timeout_ms) {
   const double started = now_ms();
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
-    result.evidence = "runner: pipe: " + err_name(errno);
+    result.evidence = "runner: pipe: " + errno_name(errno);
     return result;
   }
   pid_t child = ::fork();
   if (child < 0) {
-    result.evidence = "runner: fork: " + err_name(errno);
+    result.evidence = "runner: fork: " + errno_name(errno);
     ::close(p[0]);
     ::close(p[1]);
     return result;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "common/env_names.h"
 #include "probe/internal.h"
 #include "probe/net.h"
 #include "probe/probe.h"
@@ -46,9 +47,9 @@ int run_selftest() {
 
   for (const char* name : {"GH_TOKEN", "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY",
                            "SSH_AUTH_SOCK", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "NPM_TOKEN", "MY_PASSWORD"})
-    expect(credential_name(name), std::string(name) + " is credential-like");
+    expect(credential_env_name(name), std::string(name) + " is credential-like");
   for (const char* name : {"PATH", "HOME", "LANG", "TERM", "IS_SANDBOX", "LC_ALL", "USER"})
-    expect(!credential_name(name), std::string(name) + " is not credential-like");
+    expect(!credential_env_name(name), std::string(name) + " is not credential-like");
 
   std::vector<net::Subnet> subnets = {{0xC0000200, 24, 0xC0000202, "192.0.2.0/24"}};
   expect(net::classify_v4(0x0A010203, subnets) == net::AddrClass::Private, "10.1.2.3 is RFC1918");

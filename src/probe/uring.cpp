@@ -96,14 +96,14 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
   if (single) sq.size = cq.size = std::max(sq.size, cq.size);
   sq.addr = ::mmap(nullptr, sq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_SQ_RING);
   if (sq.addr == MAP_FAILED) {
-    result.detail = "mmap sq ring: " + err_name(errno);
+    result.detail = "mmap sq ring: " + errno_name(errno);
     return result;
   }
   void* cq_base = sq.addr;
   if (!single) {
     cq.addr = ::mmap(nullptr, cq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_CQ_RING);
     if (cq.addr == MAP_FAILED) {
-      result.detail = "mmap cq ring: " + err_name(errno);
+      result.detail = "mmap cq ring: " + errno_name(errno);
       return result;
     }
     cq_base = cq.addr;
@@ -111,14 +111,14 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
   sqes.size = p.sq_entries * sizeof(io_uring_sqe);
   sqes.addr = ::mmap(nullptr, sqes.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_SQES);
   if (sqes.addr == MAP_FAILED) {
-    result.detail = "mmap sqes: " + err_name(errno);
+    result.detail = "mmap sqes: " + errno_name(errno);
     return result;
   }
 
   queue_socket_op(sqes.addr, sq.addr, p, domain, type, protocol);
   long entered = ::syscall(__NR_io_uring_enter, ring.get(), 1, 1, IORING_ENTER_GETEVENTS, nullptr, 0);
   if (entered < 0) {
-    result.detail = "io_uring_enter: " + err_name(errno);
+    result.detail = "io_uring_enter: " + errno_name(errno);
     return result;
   }
   take_completion(cq_base, p, result);

@@ -13,37 +13,15 @@
 #include <cstring>
 #include <ctime>
 
-namespace cordon::probe {
+#include "common/text.h"
 
-std::string err_name(int err) {
-  const char* name = ::strerrorname_np(err);
-  return name ? name : "errno " + std::to_string(err);
-}
+namespace cordon::probe {
 
 ReadResult read_some(const std::string& path, size_t max_bytes) {
   ReadResult r;
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    r.err = errno;
-    return r;
-  }
-  r.data.resize(max_bytes);
-  size_t got = 0;
-  while (got < max_bytes) {
-    ssize_t n = ::read(fd, r.data.data() + got, max_bytes - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      r.err = errno;
-      ::close(fd);
-      r.data.resize(got);
-      return r;
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  r.data.resize(got);
-  r.ok = true;
+  auto data = read_file(path, max_bytes, &r.err);
+  r.ok = data.has_value();
+  r.data = std::move(data).value_or("");
   return r;
 }
 
@@ -131,12 +109,6 @@ std::string unique_name(const std::string& tag) {
   char hex[13];
   for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
   return ".cordon-probe-" + tag + "-" + std::to_string(::getpid()) + "-" + hex;
-}
-
-bool is_within(const std::string& path, const std::string& dir) {
-  if (dir.empty()) return false;
-  if (dir == "/") return true;
-  return path == dir || path.rfind(dir + "/", 0) == 0;
 }
 
 std::string dirname_of(const std::string& path) {

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
+
 namespace cordon::probe {
 
-// "EPERM", "ENOENT", ... (or "errno N").
-std::string err_name(int err);
+// errno names (errno_name) come from common/error.h.
 
 struct ReadResult {
   bool ok = false;
@@ -38,7 +39,6 @@ std::vector<pid_t> visible_pids();
 // A name no other run uses: ".cordon-probe-PID-HEX".
 std::string unique_name(const std::string& tag);
 
-bool is_within(const std::string& path, const std::string& dir);
 std::string dirname_of(const std::string& path);
 std::string basename_of(const std::string& path);
 bool exists(const std::string& path);   // lstat

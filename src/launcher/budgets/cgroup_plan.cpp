@@ -1,5 +1,7 @@
 #include "launcher/budgets/cgroup_plan.h"
 
+#include "common/limit_keys.h"
+
 namespace cordon::cgroup {
 namespace {
 
@@ -7,6 +9,22 @@ std::string join_set(const std::set<std::string>& items) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
   return out.empty() ? "none" : out;
+}
+
+// The files a budget sets, from the limit table (common/limit_keys.h).
+std::vector<Setting> settings_for(const LimitKey& key, Version version, long long value) {
+  const std::string v = std::to_string(value);
+  std::vector<Setting> settings;
+  if (version == Version::V2) {
+    settings.push_back({key.v2_file, v});
+    // Swap would let a session exceed its memory budget on disk: none for the session.
+    if (*key.v2_swap_file) settings.push_back({key.v2_swap_file, "0", true});
+  } else {
+    settings.push_back({key.v1_file, v});
+    // memsw (memory + swap) must be raised after, and lowered before, the memory limit.
+    if (*key.v1_swap_file) settings.push_back({key.v1_swap_file, v, true});
+  }
+  return settings;
 }
 
 }  // namespace
@@ -47,16 +65,7 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
   p.budget.version = chosen->version;
   p.budget.parent_dir = chosen->own_dir;
   p.budget.value = value;
-  const std::string v = std::to_string(value);
-  if (controller == "pids") {
-    p.budget.settings = {{"pids.max", v}};
-  } else if (chosen->version == Version::V2) {
-    // Swap would let a session exceed its memory budget on disk: none for the session.
-    p.budget.settings = {{"memory.max", v}, {"memory.swap.max", "0", true}};
-  } else {
-    // memsw (memory + swap) must be raised after, and lowered before, the memory limit.
-    p.budget.settings = {{"memory.limit_in_bytes", v}, {"memory.memsw.limit_in_bytes", v, true}};
-  }
+  p.budget.settings = settings_for(*find_limit_key(limit_key), chosen->version, value);
   return p;
 }
 

@@ -30,11 +30,6 @@ int write_value(const std::string& path, const std::string& value) {
   return err;
 }
 
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // The number after `key` in a flat keyed file ("max 3\n" in pids.events); 0 when absent.
 long long keyed_value(const std::string& path, const std::string& key) {
   std::istringstream in(read_text_file(path));
@@ -207,7 +202,7 @@ void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string
         if (s.optional && ::access(path.c_str(), F_OK) != 0) continue;
         if (int err = write_value(path, s.value))
           throw Error(errno_text("writing " + s.value + " to " + path + " (limits." + b.limit_key + ")", err), fix_perm);
-        std::string back = trimmed(read_text_file(path));
+        std::string back = trim(read_text_file(path));
         if (back != expected_readback(s))
           throw Error("limits." + b.limit_key + ": wrote " + s.value + " to " + path + " but it reads back \"" + back + "\"",
                       "the kernel did not accept the budget; nothing ran");

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/rlimit_keys.h"
+#include "common/limit_keys.h"
 
 namespace cordon {
 namespace {
@@ -23,11 +23,8 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
     std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
     bool numeric = !digits.empty() && digits.size() < 19 &&
                    std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-    bool known = key == "wall_clock_seconds" || key == "memory_max_bytes" || key == "pids_max";
-    for (const auto& r : kConfigurableRlimits) known = known || key == r.key;
-    if (!known || !numeric)
-      throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of wall_clock_seconds, nofile, "
-                  "nproc, fsize_bytes, as_bytes, memory_max_bytes, pids_max",
+    if (!find_limit_key(key) || !numeric)
+      throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of " + limit_key_names(),
                   "for example --limit nofile=256", kExitConfigError);
     long long value = std::stoll(digits);
     auto configured = config.limits.find(key);
@@ -45,8 +42,8 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
                       const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
-  plan.rlimits.push_back({kCoreRlimit.resource, 0, kCoreRlimit.key});
-  plan.enforced.push_back(kCoreRlimit.key);
+  plan.rlimits.push_back({kCoreLimit.resource, 0, kCoreLimit.name});
+  plan.enforced.push_back(kCoreLimit.name);
   auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
     if (listed(best_effort, key)) {
       plan.not_enforced.push_back(key + " (" + why + ")");
@@ -56,18 +53,17 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
                 fix + ", or add \"" + key + "\" to limits.best_effort in " + config_path);
   };
   for (const auto& [key, value] : limits) {
-    if (key == "wall_clock_seconds") {
+    const LimitKey* limit = find_limit_key(key);
+    if (!limit) continue;  // config parsing and merge_limit_overrides admit only known keys
+    if (limit->kind == LimitKind::WallClock) {
       plan.wall_clock_seconds = value;
       plan.enforced.push_back(key);
       continue;
     }
-    if (!cgroup::controller_for(key).empty()) {
-      // The kernel's own bounds (PID_MAX_LIMIT), and enough memory for bwrap to start.
-      const long long low = key == "pids_max" ? 1 : 1LL << 20;
-      const long long high = key == "pids_max" ? 4194304 : 1LL << 62;
-      if (value < low || value > high)
-        throw Error("limits." + key + " = " + std::to_string(value) + " is outside " + std::to_string(low) + ".." +
-                        std::to_string(high),
+    if (limit->kind == LimitKind::Cgroup) {
+      if (!limit_value_in_bounds(*limit, value))
+        throw Error("limits." + key + " = " + std::to_string(value) + " is outside " + std::to_string(limit->min) +
+                        ".." + std::to_string(limit->max),
                     "set it within that range in " + config_path + " (or in --limit)", kExitConfigError);
       cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
       if (!placed.why_not.empty()) {
@@ -78,15 +74,12 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits,
       }
       continue;
     }
-    if (key == "nproc" && uid == 0) {
+    if (limit->resource == RLIMIT_NPROC && uid == 0) {
       cannot(key, "the kernel does not apply RLIMIT_NPROC to uid 0", "launch the session as an ordinary user");
       continue;
     }
-    for (const auto& r : kConfigurableRlimits)
-      if (key == r.key) {
-        plan.rlimits.push_back({r.resource, static_cast<rlim_t>(value), key});
-        plan.enforced.push_back(key);
-      }
+    plan.rlimits.push_back({limit->resource, static_cast<rlim_t>(value), key});
+    plan.enforced.push_back(key);
   }
   return plan;
 }

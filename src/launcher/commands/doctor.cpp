@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/json_codec.h"
+#include "common/limit_keys.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -116,7 +117,9 @@ void check_landlock(std::vector<DoctorRow>& rows) {
 // for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
 void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
   auto hierarchies = cgroup::gather_hierarchies();
-  for (const char* key : {"memory_max_bytes", "pids_max"}) {
+  for (const auto& limit : kLimitKeys) {
+    if (limit.kind != LimitKind::Cgroup) continue;
+    const std::string key = limit.name;
     bool configured = config.limits.count(key) != 0;
     bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
                    config.limits_best_effort.end();

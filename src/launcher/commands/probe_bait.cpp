@@ -10,10 +10,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace cordon {
 namespace {
@@ -28,8 +28,7 @@ std::string random_suffix() {
 
 // Field 22 of /proc/self/stat: with the pid it names this process unambiguously.
 std::string own_start_time() {
-  std::ifstream in("/proc/self/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat = read_text_file("/proc/self/stat");
   std::istringstream fields(stat.substr(stat.rfind(')') + 2));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/intent_json.h"
+#include "common/limit_keys.h"
 #include "common/text.h"
 
 namespace cordon {
@@ -51,15 +52,14 @@ std::string limit_text(const std::string& entry) {
   const std::string key = entry.substr(0, eq), value = entry.substr(eq + 1);
   if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return entry;
   unsigned long long v = std::stoull(value);
-  if (key == "core") return v == 0 ? "no core dumps" : entry;
-  if (key == "memory_max_bytes") return bytes_text(v) + " memory (cgroup)";
-  if (key == "pids_max") return value + " pids (cgroup)";
-  if (key == "wall_clock_seconds") return duration_text(v) + " wall clock";
-  if (key == "nofile") return value + " open files";
-  if (key == "nproc") return value + " processes (rlimit)";
-  if (key == "fsize_bytes") return "files up to " + bytes_text(v);
-  if (key == "as_bytes") return bytes_text(v) + " address space per process";
-  return entry;
+  if (key == kCoreLimit.name && v == 0) return "no core dumps";
+  const LimitKey* limit = find_recorded_limit_key(key);
+  if (!limit) return entry;
+  const std::string quantity = limit->unit == LimitUnit::Bytes     ? bytes_text(v)
+                               : limit->unit == LimitUnit::Seconds ? duration_text(v)
+                                                                   : value;
+  std::string text = limit->reads_as;
+  return text.replace(text.find("{}"), 2, quantity);
 }
 
 std::string limits_summary(const SessionIntent& s) {

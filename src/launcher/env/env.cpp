@@ -6,18 +6,6 @@
 
 namespace cordon {
 
-const std::vector<std::string>& base_env_allow_list() {
-  static const std::vector<std::string> names = {"PATH", "HOME",  "TERM", "LANG",    "LC_*",
-                                                 "TZ",   "USER",  "LOGNAME", "COLORTERM"};
-  return names;
-}
-
-bool env_name_matches(const std::string& pattern, const std::string& name) {
-  if (!pattern.empty() && pattern.back() == '*')
-    return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
-  return pattern == name;
-}
-
 EnvList plan_environment(const Config& config, const AgentProfile& profile, const HostFacts& facts) {
   auto any_match = [](const std::vector<std::string>& patterns, const std::string& name) {
     return std::any_of(patterns.begin(), patterns.end(),

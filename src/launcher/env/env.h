@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/env_names.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 
@@ -12,11 +13,7 @@ namespace cordon {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-// Names always allowed through (a trailing '*' is a prefix pattern).
-const std::vector<std::string>& base_env_allow_list();
-
-// True when `name` matches `pattern` (exact, or prefix when the pattern ends in '*').
-bool env_name_matches(const std::string& pattern, const std::string& name);
+// base_env_allow_list() and env_name_matches() come from common/env_names.h.
 
 // The sandbox environment: allow-listed host variables (deny list wins), then the values
 // cordon sets itself (HOME, IS_SANDBOX, git config), in a stable order.

@@ -2,6 +2,7 @@
 
 #include "common/credential_files.h"
 #include "common/intent.h"
+#include "common/paths.h"
 
 namespace cordon {
 namespace {
@@ -24,27 +25,18 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
   const std::string& ws = facts.workspace;
   std::string parent = ws.substr(0, ws.rfind('/'));
   if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
-  auto within = [](const std::string& inner, const std::string& outer) {
-    return inner == outer || inner.rfind(outer + "/", 0) == 0;
-  };
   // Already masked (/tmp, /run, the home); the operating system's own trees, where tools
   // live; or a top-level directory that holds them (/opt, /var): hiding those would hide the
   // agent's toolchain. Anything below /opt or /var (e.g. /var/tmp/x) is hidden.
   for (const char* covered : {"/tmp", "/run"})
-    if (within(parent, covered)) return {};
-  if (within(parent, facts.home)) return {};
+    if (path_within(parent, covered)) return {};
+  // A home of "/" masks nothing and so covers nothing here.
+  if (facts.home != "/" && path_within(parent, facts.home)) return {};
   for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot",
                              "/proc", "/sys", "/dev", "/snap", "/nix"})
-    if (within(parent, system)) return {};
+    if (path_within(parent, system)) return {};
   if (parent == "/opt" || parent == "/var") return {};
   return parent;
-}
-
-const std::vector<std::string>& system_mask_files() { return system_credential_files(); }
-
-const std::vector<std::string>& home_mask_entries() {
-  static const std::vector<std::string> entries = {".netrc", ".Xauthority", ".ICEauthority"};
-  return entries;
 }
 
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
@@ -99,8 +91,8 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
   const std::string empty = mask_source(facts);
   auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
-  for (const auto& entry : home_mask_entries()) mask(home + "/" + entry);
-  for (const auto& file : system_mask_files())
+  for (const auto& entry : home_masked_files()) mask(home + "/" + entry);
+  for (const auto& file : system_credential_files())
     if (facts.exists(file)) mask(file);
   for (const auto& file : config.extra_masks)
     if (facts.exists(file)) mask(file);

@@ -10,11 +10,7 @@
 
 namespace cordon {
 
-// Host files that always get a /dev/null mask when present (credential stores of the system).
-const std::vector<std::string>& system_mask_files();
-
-// Files in the inverted home that always get a /dev/null mask (created on the tmpfs).
-const std::vector<std::string>& home_mask_entries();
+// The masked credential files (system and home) are listed in common/credential_files.h.
 
 // A file whose content the launcher generates, handed to bwrap as a sealed memfd at a planned
 // descriptor number (--ro-bind-data FD DEST): no temporary file touches the host.

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "common/limit_keys.h"
+#include "common/paths.h"
 #include "common/text.h"
 
 namespace cordon::cgroup {
@@ -47,9 +49,8 @@ std::set<std::string> read_controller_list(const std::string& path) {
 const char* version_name(Version v) { return v == Version::V1 ? "v1" : "v2"; }
 
 std::string controller_for(const std::string& limit_key) {
-  if (limit_key == "memory_max_bytes") return "memory";
-  if (limit_key == "pids_max") return "pids";
-  return {};
+  const LimitKey* key = find_limit_key(limit_key);
+  return key ? key->controller : "";
 }
 
 std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts) {

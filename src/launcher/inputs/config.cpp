@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/ipv4.h"
+#include "common/limit_keys.h"
 
 namespace cordon {
 namespace {
@@ -133,15 +134,9 @@ void only_keys(const Origin& o, const toml::table& table, const std::string& sec
   }
 }
 
-const std::vector<std::string> kLimitKeys = {"wall_clock_seconds", "nofile", "nproc",
-                                             "fsize_bytes", "as_bytes", "memory_max_bytes",
-                                             "pids_max"};
-
 void check_limit_name(const Origin& o, const toml::node& n, const std::string& key,
                       const std::string& v) {
-  for (const auto& name : kLimitKeys)
-    if (v == name) return;
-  fail(o, n, key, "\"" + v + "\" is not a limit name");
+  if (!find_limit_key(v)) fail(o, n, key, "\"" + v + "\" is not a limit name");
 }
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
@@ -220,9 +215,7 @@ void apply(const Origin& o, const toml::table& root, Config& c) {
         c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
         continue;
       }
-      bool known = false;
-      for (const auto& name : kLimitKeys) known = known || k.str() == name;
-      if (!known) fail_at(o, k.source(), key, "unknown key");
+      if (!find_limit_key(k.str())) fail_at(o, k.source(), key, "unknown key");
       c.limits[std::string(k.str())] = as_non_negative(o, v, key);
     }
   }
@@ -311,7 +304,7 @@ std::vector<std::string> config_schema_keys() {
       "network.egress_jail",   "network.allow_ip",      "network.dns_forward",
       "agents.*.binary",       "agents.*.home",         "agents.*.env",
       "agents.*.allow_ptrace"};
-  for (const auto& k : kLimitKeys) keys.push_back("limits." + k);
+  for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.push_back("limits.best_effort");
   return keys;
 }

@@ -17,15 +17,6 @@
 extern char** environ;
 
 namespace cordon {
-namespace {
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r");
-  auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 std::string agent_binary(const AgentProfile& profile, const HostFacts& facts) {
   if (!profile.binary.empty()) return profile.binary;

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "common/paths.h"
 #include "common/text.h"
 #include "common/utc_time.h"
 
@@ -10,8 +11,7 @@ namespace cordon {
 std::string sessions_dir(uid_t uid, const std::string& home, const std::string* xdg,
                          const std::string& workspace) {
   if (uid == 0) return "/var/lib/cordon/sessions";
-  bool usable = xdg && !xdg->empty() && (*xdg)[0] == '/' && 
-                !(xdg->rfind(workspace + "/", 0) == 0 || *xdg == workspace);
+  bool usable = xdg && !xdg->empty() && (*xdg)[0] == '/' && !path_within(*xdg, workspace);
   return (usable ? *xdg : home + "/.local/state") + "/cordon/sessions";
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/network_opt_out.h"
 #include "launcher/jail/routes.h"
 #include "launcher/process/pidfd.h"
 
@@ -25,9 +26,11 @@ constexpr int kRoutesTimeoutMs = 10000;
 constexpr int kGoTimeoutMs = 15000;  // the holder outwaits the launcher's pasta timeout (10 s)
 constexpr int kLeftoverTimeoutMs = 2000;
 
-const char* const kFixReport =
-    "nothing ran. Check the message above; or set [network] egress_jail = false in /etc/cordon/cordon.toml "
-    "to run without network confinement";
+const std::string& fix_report() {
+  static const std::string fix =
+      "nothing ran. Check the message above; or, to run without network confinement, " + egress_jail_opt_out();
+  return fix;
+}
 
 enum class Signal { Got, Closed, TimedOut };
 
@@ -44,7 +47,7 @@ void send_byte(int fd, char c) {
   ssize_t n;
   do n = ::write(fd, &c, 1);
   while (n < 0 && errno == EINTR);
-  if (n != 1) throw Error(errno_text("egress jail: signalling across the fork", errno), kFixReport);
+  if (n != 1) throw Error(errno_text("egress jail: signalling across the fork", errno), fix_report());
 }
 
 void write_proc(const std::string& path, const std::string& text) {
@@ -52,7 +55,7 @@ void write_proc(const std::string& path, const std::string& text) {
   bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   int err = errno;
   if (fd >= 0) ::close(fd);
-  if (!ok) throw Error(errno_text("egress jail: writing " + path, err), kFixReport);
+  if (!ok) throw Error(errno_text("egress jail: writing " + path, err), fix_report());
 }
 
 void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
@@ -112,8 +115,7 @@ void EgressJail::in_child() {
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
     throw Error(errno_text("egress jail: creating the user and network namespaces (unshare)", errno),
                 "enable user namespaces (user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1; "
-                "in a container allow unshare/clone in its seccomp profile); or set [network] egress_jail = false "
-                "in /etc/cordon/cordon.toml");
+                "in a container allow unshare/clone in its seccomp profile); or " + egress_jail_opt_out());
   // Our own ids, 1:1: works unprivileged and as root; bwrap nests its own mapping on top.
   write_proc("/proc/self/setgroups", "deny");
   write_proc("/proc/self/uid_map", std::to_string(uid_) + " " + std::to_string(uid_) + " 1\n");
@@ -125,7 +127,7 @@ void EgressJail::in_child() {
     // The launcher gave up and reports why itself; a second report here would hide it.
     case Signal::Closed: ::_exit(kExitLaunchRefused);
     case Signal::TimedOut:
-      throw Error("egress jail: the launcher never confirmed that pasta attached", kFixReport);
+      throw Error("egress jail: the launcher never confirmed that pasta attached", fix_report());
   }
   program_jail_network(plan_);
   send_byte(to_parent_write_.get(), 'R');
@@ -136,10 +138,10 @@ void EgressJail::after_fork(pid_t child) {
   to_parent_write_.reset();
   try {
     if (await_byte(to_parent_read_.get(), 'N', kNamespacesTimeoutMs) != Signal::Got)
-      throw Error("egress jail: the holder process did not create its namespaces", kFixReport);
+      throw Error("egress jail: the holder process did not create its namespaces", fix_report());
     struct stat st {};
     std::string ns = "/proc/" + std::to_string(child) + "/ns/net";
-    if (::stat(ns.c_str(), &st) != 0) throw Error(errno_text("egress jail: " + ns, errno), kFixReport);
+    if (::stat(ns.c_str(), &st) != 0) throw Error(errno_text("egress jail: " + ns, errno), fix_report());
     netns_dev_ = st.st_dev;
     netns_ino_ = st.st_ino;
 
@@ -149,8 +151,8 @@ void EgressJail::after_fork(pid_t child) {
     Signal routes = await_byte(to_parent_read_.get(), 'R', kRoutesTimeoutMs);
     if (routes == Signal::TimedOut)
       throw Error("egress jail: the holder did not finish programming the routes within " +
-                      std::to_string(kRoutesTimeoutMs / 1000) + " s", kFixReport);
-    if (routes != Signal::Got) throw Error("egress jail: the holder stopped before its routes were verified", kFixReport);
+                      std::to_string(kRoutesTimeoutMs / 1000) + " s", fix_report());
+    if (routes != Signal::Got) throw Error("egress jail: the holder stopped before its routes were verified", fix_report());
   } catch (...) {
     pasta_.reset();  // ends pasta, removes its temp dir
     throw;

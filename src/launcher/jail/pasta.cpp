@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/network_opt_out.h"
 #include "common/text.h"
 #include "launcher/process/pidfd.h"
 
@@ -23,9 +24,11 @@ namespace {
 constexpr int kPastaTimeoutMs = 10000;
 constexpr int kPastaExitTimeoutMs = 2000;
 
-const char* const kFixReport =
-    "nothing ran. Check the message above; or set [network] egress_jail = false in /etc/cordon/cordon.toml "
-    "to run without network confinement";
+const std::string& fix_report() {
+  static const std::string fix =
+      "nothing ran. Check the message above; or, to run without network confinement, " + egress_jail_opt_out();
+  return fix;
+}
 
 // pasta's stderr without its syslog complaints (it logs to syslog when it has no terminal).
 std::string pasta_messages(const std::string& log) {
@@ -88,7 +91,7 @@ std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder,
 
 void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string& dns_forward) {
   char dir_template[] = "/tmp/cordon-jail-XXXXXX";
-  if (!::mkdtemp(dir_template)) throw Error(errno_text("egress jail: mkdtemp /tmp/cordon-jail-XXXXXX", errno), kFixReport);
+  if (!::mkdtemp(dir_template)) throw Error(errno_text("egress jail: mkdtemp /tmp/cordon-jail-XXXXXX", errno), fix_report());
   temp_dir_ = dir_template;
   const std::string pid_file = temp_dir_ + "/pasta.pid";
   const std::string log_file = temp_dir_ + "/pasta.log";
@@ -99,13 +102,13 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
   argv.push_back(nullptr);
 
   int log_fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (log_fd < 0) throw Error(errno_text("egress jail: " + log_file, errno), kFixReport);
+  if (log_fd < 0) throw Error(errno_text("egress jail: " + log_file, errno), fix_report());
   UniqueFd log(log_fd);
   // Until pasta's first process has exited (its daemon is then re-parented above us). Only
   // the holder is our child meanwhile, and it is alive and waiting for "G".
   NotASubreaper not_a_subreaper;
   pid_t pid = ::fork();
-  if (pid < 0) throw Error(errno_text("egress jail: fork", errno), kFixReport);
+  if (pid < 0) throw Error(errno_text("egress jail: fork", errno), fix_report());
   if (pid == 0) exec_pasta(argv.data(), log.get());
   // pasta returns once the namespace is configured; its daemon stays behind.
   UniqueFd starter(pidfd_open(pid));
@@ -114,7 +117,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
     ::waitpid(pid, nullptr, 0);
     adopt_daemon(pid_file);  // if a daemon was already forked, stop() ends it
     throw Error("egress jail: pasta did not finish attaching within " + std::to_string(kPastaTimeoutMs / 1000) + " s",
-                kFixReport);
+                fix_report());
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -123,11 +126,11 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
     throw Error("egress jail: pasta could not attach to the sandbox's network namespace (exit status " +
                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
                     "): " + pasta_messages(read_text_file(log_file)),
-                "check that passt is intact (apt-get install --reinstall passt); " + std::string(kFixReport));
+                "check that passt is intact (apt-get install --reinstall passt); " + std::string(fix_report()));
 
   adopt_daemon(pid_file);
   if (!pidfd_.valid())
-    throw Error("egress jail: pasta reported success but its process (pid file " + pid_file + ") is not running", kFixReport);
+    throw Error("egress jail: pasta reported success but its process (pid file " + pid_file + ") is not running", fix_report());
 }
 
 void Pasta::adopt_daemon(const std::string& pid_file) {

@@ -7,17 +7,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/ipv4.h"
 #include "common/error.h"
 #include "common/netlink.h"
+#include "common/network_opt_out.h"
 
 namespace cordon::jail {
 namespace {
 
 Ipv4Prefix prefix(const char* text) { return *parse_ipv4_cidr(text, nullptr); }
-
-uint32_t mask_for(int length) { return length == 0 ? 0 : ~uint32_t{0} << (32 - length); }
-
-Ipv4Prefix subnet_of(uint32_t address, int length) { return {address & mask_for(length), length}; }
 
 bool covered(uint32_t address, const std::vector<Ipv4Prefix>& prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(), [&](const Ipv4Prefix& p) { return p.contains(address); });
@@ -32,8 +30,7 @@ void add_unique(std::vector<Ipv4Prefix>& prefixes, const Ipv4Prefix& p) {
 }
 
 std::string opt_out(const Config& config) {
-  return "or, to run without network confinement, set [network] egress_jail = false in " +
-         (config.source_path.empty() ? std::string("/etc/cordon/cordon.toml") : config.source_path);
+  return "or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
 }
 
 // Addresses that can never serve as a forwarder: "this network", loopback, multicast, reserved.
@@ -72,13 +69,6 @@ std::string choose_forwarder(const Config& config, const NetworkFacts& facts, co
 
 }  // namespace
 
-std::vector<Ipv4Prefix> fixed_blackholes() {
-  return {prefix("10.0.0.0/8"), prefix("172.16.0.0/12"), prefix("192.168.0.0/16"), prefix("100.64.0.0/10"),
-          prefix("168.63.129.16/32")};
-}
-
-std::vector<Ipv4Prefix> fixed_unreachable() { return {prefix("169.254.0.0/16")}; }
-
 JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
   std::string problem;
   if (facts.default_gateway.empty())
@@ -90,7 +80,7 @@ JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
 
   JailPlan plan;
   plan.gateway = facts.default_gateway;
-  plan.unreachable = fixed_unreachable();
+  plan.unreachable = cordon::fixed_unreachable();
 
   std::vector<Ipv4Prefix> allowed;
   for (const auto& entry : config.allow_ip) {
@@ -98,12 +88,12 @@ JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
     if (!p) throw Error("network.allow_ip \"" + entry + "\": " + problem, "fix " + config.source_path, kExitConfigError);
     if (p->length == 0)
       throw Error("network.allow_ip contains 0.0.0.0/0, which would allow everything",
-                  "remove it; to run without network confinement set [network] egress_jail = false", kExitConfigError);
+                  "remove it; to run without network confinement " + egress_jail_opt_out(config.source_path), kExitConfigError);
     add_unique(allowed, *p);
   }
 
   // Blocks: fixed ranges and every connected subnet; an allow entry equal to a block replaces it.
-  std::vector<Ipv4Prefix> blocked = fixed_blackholes();
+  std::vector<Ipv4Prefix> blocked = cordon::fixed_blackholes();
   for (const auto& subnet : facts.connected) add_unique(blocked, subnet);
   for (const auto& p : blocked)
     if (!listed(p, allowed) && !listed(p, plan.unreachable)) plan.blackholes.push_back(p);
@@ -147,8 +137,8 @@ NetworkFacts gather_network_facts() {
   };
   for (const auto& a : nl.addresses(AF_INET)) {
     if (is_loopback(a.ifindex) || prefix("127.0.0.0/8").contains(a.local)) continue;
-    add_unique(facts.connected, subnet_of(a.local, a.prefix_len));
-    if (a.peer != a.local) add_unique(facts.connected, subnet_of(a.peer, a.prefix_len));  // point-to-point
+    add_unique(facts.connected, ipv4_subnet_of(a.local, a.prefix_len));
+    if (a.peer != a.local) add_unique(facts.connected, ipv4_subnet_of(a.peer, a.prefix_len));  // point-to-point
   }
   // The default route pasta will copy: the main table's lowest-metric unicast default.
   const netlink::Route* best = nullptr;
@@ -158,7 +148,7 @@ NetworkFacts gather_network_facts() {
         (!best || r.priority < best->priority))
       best = &r;
   if (best) {
-    facts.default_gateway = netlink::ipv4_text(best->gateway);
+    facts.default_gateway = ipv4_to_string(best->gateway);
     for (const auto& l : links)
       if (l.index == best->oif) facts.default_interface = l.name;
   }

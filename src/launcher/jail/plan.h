@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "launcher/inputs/config.h"
+#include "common/egress_prefixes.h"
 #include "common/ipv4.h"
 
 namespace cordon::jail {
@@ -34,13 +35,8 @@ struct JailPlan {
 // every blocked prefix wins (on a host in 192.0.2.0/24 that is 198.51.100.53).
 inline constexpr const char* kForwarderCandidates[] = {"192.0.2.53", "198.51.100.53", "203.0.113.53"};
 
-// Blackholed on every host: RFC 1918, CGNAT (RFC 6598), Azure's wireserver.
-std::vector<Ipv4Prefix> fixed_blackholes();
-// Unreachable on every host: link-local (169.254.0.0/16), cloud metadata lives there.
-std::vector<Ipv4Prefix> fixed_unreachable();
-
 // Pure. Throws cordon::Error when no forwarder address can be chosen or config conflicts.
-// Rules beyond the lists above:
+// Rules beyond the fixed lists (common/egress_prefixes.h):
 //  - each connected subnet is blackholed (exact duplicates of a fixed prefix are skipped);
 //  - the gateway's own address is blackholed as a /32 when no blocked prefix covers it, so
 //    the router itself (its admin page, its resolver) is not reachable, only routed through;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/network_opt_out.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/inputs/paths.h"
 
@@ -17,8 +18,7 @@ namespace cordon::jail {
 namespace {
 
 std::string opt_out(const Config& config) {
-  return "; or, to run without network confinement, set [network] egress_jail = false in " +
-         (config.source_path.empty() ? std::string("/etc/cordon/cordon.toml") : config.source_path);
+  return "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
 }
 
 // -1 when the sysctl does not exist on this kernel.

@@ -9,16 +9,19 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/ipv4.h"
+#include "common/network_opt_out.h"
 
 namespace cordon::jail {
 namespace {
 
-const char* const kFix =
-    "this is a bug or an unusual kernel; nothing ran. Report it with the message above, or set "
-    "[network] egress_jail = false in /etc/cordon/cordon.toml to run without network confinement";
+std::string fix() {
+  return "this is a bug or an unusual kernel; nothing ran. Report it with the message above, or, to run without "
+         "network confinement, " + egress_jail_opt_out();
+}
 
 Error step_failed(const std::string& step, const std::string& detail) {
-  return Error("egress jail: " + step + " failed: " + detail, kFix);
+  return Error("egress jail: " + step + " failed: " + detail, fix());
 }
 
 netlink::Route block(const Ipv4Prefix& p, uint8_t type) {
@@ -92,7 +95,7 @@ void program_jail_network(const JailPlan& plan) {
     if (!pasta_default || !pasta_default->oif)
       throw step_failed(step, "pasta configured no default route in the namespace");
     if (pasta_default->gateway != gateway)
-      throw step_failed(step, "pasta's gateway is " + netlink::ipv4_text(pasta_default->gateway) +
+      throw step_failed(step, "pasta's gateway is " + ipv4_to_string(pasta_default->gateway) +
                                   ", the plan expected " + plan.gateway + " (did the host's routes change?)");
     int oif = pasta_default->oif;
 
@@ -160,7 +163,7 @@ void verify_jail_network(netlink::Socket& nl, const std::vector<netlink::Route>&
   for (const auto& a : nl.addresses(AF_INET6)) note("IPv6 address left: " + a.text);
 
   if (!problems.empty())
-    throw Error("egress jail: the namespace's network does not match the plan: " + problems, kFix);
+    throw Error("egress jail: the namespace's network does not match the plan: " + problems, fix());
 }
 
 }  // namespace cordon::jail

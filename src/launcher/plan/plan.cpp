@@ -2,16 +2,12 @@
 
 #include "common/build_config.h"
 #include "common/error.h"
+#include "common/paths.h"
 #include "launcher/fs/gitconfig.h"
 #include "launcher/fs/mounts.h"
 
 namespace cordon {
 namespace {
-
-bool is_within(const std::string& inner, const std::string& outer) {
-  if (outer == "/") return true;
-  return inner == outer || inner.rfind(outer + "/", 0) == 0;
-}
 
 void refuse_newlines(const std::string& what, const std::string& path) {
   if (path.find('\n') != std::string::npos)
@@ -30,7 +26,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
-  if (is_within(f.home, f.workspace))
+  if (path_within(f.home, f.workspace))
     throw Error("workspace " + f.workspace + " contains the home directory " + f.home +
                     ": binding it would undo the home inversion",
                 "use a project directory as the workspace, not $HOME or one of its parents");
@@ -105,7 +101,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
                             config.limits_best_effort, facts.uid, facts.cgroups,
                             config.source_path);
   plan.env = plan_environment(config, profile, facts);
-  plan.chdir = is_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+  plan.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
 
   // Generated files; the session file's content is filled in once the writable set is known.
   DataFiles data{kFirstDataFd, {}};

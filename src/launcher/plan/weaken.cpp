@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/intent.h"
+#include "common/paths.h"
 
 namespace cordon {
 namespace {
@@ -88,7 +89,7 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
   } else if (name == "no-home-tmpfs") {
     remove_seq(a, {"--tmpfs", home});
     // Masks inside a read-only host home cannot be created; they go with the tmpfs.
-    remove_masks(plan, [&](const std::string& dest) { return dest.rfind(home + "/", 0) == 0; });
+    remove_masks(plan, [&](const std::string& dest) { return dest != home && path_within(dest, home); });
   } else if (name == "no-masks") {
     remove_masks(plan, [](const std::string&) { return true; });
   } else if (name == "no-gitconfig") {

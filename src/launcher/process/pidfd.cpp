@@ -6,11 +6,11 @@
 
 #include <cerrno>
 #include <ctime>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace cordon {
 namespace {
@@ -47,10 +47,7 @@ bool wait_exiting(int pidfd, pid_t pid, int timeout_ms) {
   for (int waited = 0; waited <= timeout_ms; ++waited) {
     pollfd p{pidfd, POLLIN, 0};
     if (::poll(&p, 1, waited == 0 ? 0 : 1) > 0) return true;
-    std::ifstream in(stat_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string stat = text.str();
+    std::string stat = read_text_file(stat_path);
     auto paren = stat.rfind(')');
     if (paren == std::string::npos) return true;  // gone from /proc
     // After "comm)": state ppid pgrp session tty_nr tpgid flags ...

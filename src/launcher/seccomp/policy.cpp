@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/sha256.h"
+
 namespace cordon::seccomp {
 namespace {
 
@@ -116,18 +118,9 @@ std::string describe(const Rule& rule) {
 }
 
 std::string rules_digest(const std::vector<Rule>& rules) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  auto mix = [&h](char ch) {
-    h ^= static_cast<unsigned char>(ch);
-    h *= 0x100000001b3ULL;  // FNV prime
-  };
-  for (const Rule& r : rules) {
-    for (char ch : describe(r)) mix(ch);
-    mix('\n');
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  std::string lines;
+  for (const Rule& r : rules) lines += describe(r) + '\n';
+  return sha256_hex(lines);
 }
 
 }  // namespace cordon::seccomp

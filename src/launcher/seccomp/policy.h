@@ -39,7 +39,8 @@ std::vector<Rule> build_rules(const PolicyOptions& options);
 // digest below changes only when the filter's behaviour changes.
 std::string describe(const Rule& rule);
 
-// 16 hex digits: FNV-1a 64 over the describe() lines (each followed by '\n').
+// SHA-256 (64 lower-case hex digits) over the describe() lines (each followed by '\n'),
+// the same digest the manifest gives the configuration.
 std::string rules_digest(const std::vector<Rule>& rules);
 
 }  // namespace cordon::seccomp

@@ -133,7 +133,7 @@ TEST(SeccompTable, AllowPtraceDropsPtraceRules) {
 
 TEST(SeccompTable, DigestStableAndOptionSensitive) {
   const std::string d = rules_digest(build_rules({}));
-  EXPECT_EQ(d.size(), 16u);
+  EXPECT_EQ(d.size(), 64u);  // SHA-256 hex
   EXPECT_EQ(d.find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_EQ(d, rules_digest(build_rules({})));
   EXPECT_NE(d, rules_digest(build_rules({.allow_ptrace = true})));

@@ -1,0 +1,64 @@
+// The [limits] keys, once: what each one limits and how. The configuration parser, the
+// launcher's budgets (rlimits, the session cgroup, the wall clock), `cordon status` and
+// battery check 27 (which reads each budget back in the running sandbox) all derive from it.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <string>
+#include <string_view>
+
+namespace cordon {
+
+enum class LimitKind { Rlimit, Cgroup, WallClock };
+enum class LimitUnit { Bytes, Count, Seconds };
+
+struct LimitKey {
+  const char* name;
+  LimitKind kind;
+  LimitUnit unit;
+  const char* reads_as;  // how `cordon status` shows it: "{}" is the quantity in its unit
+  int resource = -1;     // RLIMIT_* (Rlimit keys)
+  // Cgroup keys: the controller, and the files set in the session cgroup. The swap file is
+  // optional (kernels without swap accounting): v2 gets 0 (no swap at all), v1 the limit
+  // itself (memsw counts memory plus swap).
+  const char* controller = "";
+  const char* v2_file = "";
+  const char* v2_swap_file = "";
+  const char* v1_file = "";
+  const char* v1_swap_file = "";
+  // Accepted values, inclusive; min == max == 0: only non-negative (what TOML parsing checks).
+  long long min = 0;
+  long long max = 0;
+};
+
+// In configuration (and documentation) order.
+inline constexpr LimitKey kLimitKeys[] = {
+    {"wall_clock_seconds", LimitKind::WallClock, LimitUnit::Seconds, "{} wall clock"},
+    {"nofile", LimitKind::Rlimit, LimitUnit::Count, "{} open files", RLIMIT_NOFILE},
+    {"nproc", LimitKind::Rlimit, LimitUnit::Count, "{} processes (rlimit)", RLIMIT_NPROC},
+    {"fsize_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "files up to {}", RLIMIT_FSIZE},
+    {"as_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "{} address space per process", RLIMIT_AS},
+    // Enough memory for bwrap to start; at most what a 64-bit signed value holds comfortably.
+    {"memory_max_bytes", LimitKind::Cgroup, LimitUnit::Bytes, "{} memory (cgroup)", -1, "memory", "memory.max",
+     "memory.swap.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", 1LL << 20, 1LL << 62},
+    // The kernel's own bound (PID_MAX_LIMIT).
+    {"pids_max", LimitKind::Cgroup, LimitUnit::Count, "{} pids (cgroup)", -1, "pids", "pids.max", "", "pids.max", "",
+     1, 4194304},
+};
+
+// Core dumps: always 0, never configurable, recorded under this key (a dump could write the
+// agent's memory, tokens included, into the workspace).
+inline constexpr LimitKey kCoreLimit = {"core", LimitKind::Rlimit, LimitUnit::Bytes, "core dumps up to {}",
+                                        RLIMIT_CORE};
+
+// The configurable key named `name`, or nullptr.
+const LimitKey* find_limit_key(std::string_view name);
+// As find_limit_key, and also the recorded-only "core".
+const LimitKey* find_recorded_limit_key(std::string_view name);
+// "wall_clock_seconds, nofile, ...": every configurable key, for messages.
+std::string limit_key_names();
+// True when `value` is within the key's bounds (a key without bounds takes any value >= 0).
+bool limit_value_in_bounds(const LimitKey& key, long long value);
+
+}  // namespace cordon

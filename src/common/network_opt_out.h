@@ -1,0 +1,13 @@
+// The advice every egress-jail refusal ends with: how to run without network confinement.
+// One spelling, naming the configuration file the launcher actually reads (a build setting).
+#pragma once
+
+#include <string>
+
+namespace cordon {
+
+// "set [network] egress_jail = false in PATH"; PATH is `config_path`, or build::kConfigPath
+// when that is empty.
+std::string egress_jail_opt_out(const std::string& config_path = {});
+
+}  // namespace cordon
