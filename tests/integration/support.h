@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "accounts_lock.h"
+
 namespace cordon::testing {
 
 // A temporary directory (mode 0755) removed recursively at destruction.
