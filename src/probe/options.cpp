@@ -1,9 +1,9 @@
 // cordon-probe's options: CLI11 splits the command line, the converters below check each
 // value (ids, ports, addresses, pids) and name a bad one in the probe's own words.
-#include <CLI/CLI.hpp>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -123,9 +123,9 @@ struct RawOptions {
 void declare(CLI::App& app, Options& o, RawOptions& raw) {
   app.set_help_flag();  // --help is an ordinary flag: main() prints usage_text()
   app.allow_extras();   // left-overs are reported as unknown arguments, one at a time
-  for (auto [name, target] : {std::pair{"--json", &o.json}, std::pair{"--list", &o.list},
-                              std::pair{"--selftest", &o.selftest}, std::pair{"-h,--help", &o.help},
-                              std::pair{"--version", &o.version}})
+  for (auto [name, target] :
+       {std::pair{"--json", &o.json}, std::pair{"--list", &o.list}, std::pair{"--selftest", &o.selftest},
+        std::pair{"-h,--help", &o.help}, std::pair{"--version", &o.version}})
     app.add_flag(name, *target)->disable_flag_override();
   for (auto [name, target] : {std::pair{"--only", &raw.only}, std::pair{"--net-targets", &raw.net_targets},
                               std::pair{"--host-loopback-port", &raw.host_loopback_ports},
@@ -241,8 +241,7 @@ bool convert(const CLI::App& app, const RawOptions& raw, Options& o, std::string
   return convert_only(raw.only, o, error) &&
          (!given("--checks-passed") || convert_checks_passed(raw.checks_passed, o, error)) &&
          (!given("--target-pid") || convert_target_pid(raw.target_pid, o, error)) &&
-         convert_net_targets(raw.net_targets, o, error) &&
-         convert_loopback_ports(raw.host_loopback_ports, o, error) &&
+         convert_net_targets(raw.net_targets, o, error) && convert_loopback_ports(raw.host_loopback_ports, o, error) &&
          convert_abstract(raw.host_abstract, o, error) && convert_canaries(raw.canaries, o, error) &&
          (!given("--timeout-ms") || convert_timeout(raw.timeout_ms, o, error));
 }

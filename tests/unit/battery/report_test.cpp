@@ -1,11 +1,12 @@
 // The battery's plain output (the stable contract) and its exit status, the FAIL count.
+#include "battery/report.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "battery/check.h"
-#include "battery/report.h"
 
 namespace cordon::battery {
 namespace {

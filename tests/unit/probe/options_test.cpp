@@ -136,9 +136,9 @@ TEST(ProbeOptions, BadValuesAreNamed) {
 
 TEST(ProbeOptions, UsageTextNamesEveryOptionAndTheExitStatuses) {
   const std::string usage = usage_text();
-  for (const char* option : {"--json", "--list", "--only", "--checks-passed", "--target-pid", "--net-targets",
-                             "--host-loopback-port", "--host-abstract", "--canary", "--timeout-ms", "--selftest",
-                             "--version", "--help"})
+  for (const char* option :
+       {"--json", "--list", "--only", "--checks-passed", "--target-pid", "--net-targets", "--host-loopback-port",
+        "--host-abstract", "--canary", "--timeout-ms", "--selftest", "--version", "--help"})
     EXPECT_NE(usage.find(option), std::string::npos) << option;
   EXPECT_NE(usage.find("64 usage error"), std::string::npos);
 }

@@ -32,13 +32,16 @@ TEST(ProbeRegistry, NamesAreKebabCaseAndUnique) {
     ASSERT_FALSE(name.empty());
     EXPECT_NE(name.front(), '-');
     EXPECT_NE(name.back(), '-');
-    for (char c : name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-') << name;
+    for (char c : name)
+      EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+                  c == '-')
+          << name;
   }
 }
 
 TEST(ProbeRegistry, FamiliesAreTheDocumentedOnesAndEachProbeSaysWhatItTries) {
-  const std::set<std::string> families = {"egress", "filesystem", "privilege", "process", "terminal", "kernel",
-                                          "credentials"};
+  const std::set<std::string> families = {"egress",   "filesystem", "privilege",  "process",
+                                          "terminal", "kernel",     "credentials"};
   std::set<std::string> seen;
   for (const auto& p : all_probes()) {
     EXPECT_TRUE(families.count(p.family)) << p.id << " " << p.family;

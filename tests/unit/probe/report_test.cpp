@@ -1,12 +1,13 @@
 // The probe's result contract (docs/probes.md): the summary line, the RESULT line and the
 // exit status follow from the verdicts alone.
+#include "probe/report.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "probe/probe.h"
-#include "probe/report.h"
 
 namespace cordon::probe {
 namespace {
