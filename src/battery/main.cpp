@@ -13,6 +13,7 @@
 #include "battery/check.h"
 #include "battery/context.h"
 #include "battery/report.h"
+#include "battery/selection.h"
 #include "common/intent.h"
 
 namespace {
@@ -31,25 +32,6 @@ const char* kUsage =
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "cordon-battery: %s\n%s", message.c_str(), kUsage);
   return kUsageError;
-}
-
-// "7,19" or "07,19" -> {"07","19"}; false for an unknown number.
-bool parse_only(const std::string& text, std::set<std::string>& ids, std::string* bad) {
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? text.size() + 1 : comma + 1;
-    if (item.size() == 1) item = "0" + item;
-    bool known = false;
-    for (const auto& c : cordon::battery::all_checks()) known |= item == c.id;
-    if (!known) {
-      *bad = item;
-      return false;
-    }
-    ids.insert(item);
-  }
-  return true;
 }
 
 }  // namespace

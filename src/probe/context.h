@@ -50,7 +50,7 @@ struct Options {
   int timeout_ms = 5000;                         // per probe
 };
 
-// Parses argv (hand-written, no library). Returns nullopt with *error set on a usage error.
+// Parses argv (CLI11). Returns nullopt with *error set on a usage error.
 std::optional<Options> parse_options(int argc, char** argv, std::string* error);
 std::string usage_text();
 

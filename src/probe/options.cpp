@@ -1,7 +1,9 @@
-// Hand-written argument parsing: the probe has a handful of options and no dependencies.
+// cordon-probe's options: CLI11 splits the command line, the converters below check each
+// value (ids, ports, addresses, pids) and name a bad one in the probe's own words.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -108,127 +110,160 @@ std::string usage_text() {
          "none ESCAPED), 3 SANDBOX LEAKING (any ESCAPED), 64 usage error.\n";
 }
 
+namespace {
+
+// What CLI11 collected, as the strings on the command line; converted and checked below so
+// each bad value is named the way the probe always has. Value options may repeat: lists
+// accumulate, single values take the last.
+struct RawOptions {
+  std::vector<std::string> only, net_targets, host_loopback_ports, host_abstract, canaries;
+  std::string checks_passed, target_pid, timeout_ms;
+};
+
+void declare(CLI::App& app, Options& o, RawOptions& raw) {
+  app.set_help_flag();  // --help is an ordinary flag: main() prints usage_text()
+  app.allow_extras();   // left-overs are reported as unknown arguments, one at a time
+  for (auto [name, target] :
+       {std::pair{"--json", &o.json}, std::pair{"--list", &o.list}, std::pair{"--selftest", &o.selftest},
+        std::pair{"-h,--help", &o.help}, std::pair{"--version", &o.version}})
+    app.add_flag(name, *target)->disable_flag_override();
+  for (auto [name, target] : {std::pair{"--only", &raw.only}, std::pair{"--net-targets", &raw.net_targets},
+                              std::pair{"--host-loopback-port", &raw.host_loopback_ports},
+                              std::pair{"--host-abstract", &raw.host_abstract}, std::pair{"--canary", &raw.canaries}})
+    app.add_option(name, *target)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  for (auto [name, target] : {std::pair{"--checks-passed", &raw.checks_passed},
+                              std::pair{"--target-pid", &raw.target_pid}, std::pair{"--timeout-ms", &raw.timeout_ms}})
+    app.add_option(name, *target)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+bool convert_only(const std::vector<std::string>& values, Options& o, std::string* error) {
+  for (const auto& value : values)
+    for (auto& id : split(value, ',')) {
+      unsigned long long n = 0;
+      if (!parse_uint(id, 99, &n)) {
+        *error = "--only: \"" + id + "\" is not a probe id";
+        return false;
+      }
+      o.only.push_back(n < 10 ? "0" + std::to_string(n) : std::to_string(n));
+    }
+  return true;
+}
+
+bool convert_checks_passed(const std::string& value, Options& o, std::string* error) {
+  unsigned long long n = 0;
+  if (!parse_uint(value, 10000, &n)) {
+    *error = "--checks-passed: \"" + value + "\" is not a count";
+    return false;
+  }
+  o.checks_passed = static_cast<int>(n);
+  return true;
+}
+
+bool convert_target_pid(const std::string& value, Options& o, std::string* error) {
+  TargetPid t;
+  size_t colon = value.find(':');
+  unsigned long long n = 0;
+  if (!parse_uint(value.substr(0, colon), 4194304, &n) || n < 2) {
+    *error = "--target-pid: \"" + value + "\" is not PID or PID:START (PID >= 2)";
+    return false;
+  }
+  t.pid = static_cast<pid_t>(n);
+  if (colon != std::string::npos) {
+    unsigned long long start = 0;
+    if (!parse_uint(value.substr(colon + 1), ~0ULL, &start)) {
+      *error = "--target-pid: \"" + value + "\": START is not a number";
+      return false;
+    }
+    t.start = start;
+  }
+  o.target = t;
+  return true;
+}
+
+bool convert_net_targets(const std::vector<std::string>& values, Options& o, std::string* error) {
+  for (const auto& value : values)
+    for (auto& item : split(value, ',')) {
+      NetTarget t;
+      if (!parse_target(item, &t, error)) return false;
+      if (o.net_targets.size() < 32) o.net_targets.push_back(t);
+    }
+  return true;
+}
+
+bool convert_loopback_ports(const std::vector<std::string>& values, Options& o, std::string* error) {
+  for (const auto& value : values)
+    for (auto& item : split(value, ',')) {
+      unsigned long long port = 0;
+      if (!parse_uint(item, 65535, &port) || port == 0) {
+        *error = "--host-loopback-port: \"" + item + "\" is not a port";
+        return false;
+      }
+      if (o.host_loopback_ports.size() < 16) o.host_loopback_ports.push_back(static_cast<uint16_t>(port));
+    }
+  return true;
+}
+
+bool convert_abstract(std::vector<std::string> values, Options& o, std::string* error) {
+  for (auto& value : values) {
+    if (!value.empty() && value[0] == '@') value.erase(0, 1);
+    if (value.empty() || value.size() > 100) {
+      *error = "--host-abstract: a name of 1..100 bytes is needed";
+      return false;
+    }
+    if (o.host_abstract.size() < 16) o.host_abstract.push_back(value);
+  }
+  return true;
+}
+
+bool convert_canaries(const std::vector<std::string>& values, Options& o, std::string* error) {
+  for (const auto& value : values) {
+    if (value.empty() || value[0] != '/') {
+      *error = "--canary: \"" + value + "\" is not an absolute path";
+      return false;
+    }
+    if (o.canaries.size() < 16) o.canaries.push_back(value);
+  }
+  return true;
+}
+
+bool convert_timeout(const std::string& value, Options& o, std::string* error) {
+  unsigned long long n = 0;
+  if (!parse_uint(value, 600000, &n) || n < 100) {
+    *error = "--timeout-ms: \"" + value + "\" is not 100..600000";
+    return false;
+  }
+  o.timeout_ms = static_cast<int>(n);
+  return true;
+}
+
+bool convert(const CLI::App& app, const RawOptions& raw, Options& o, std::string* error) {
+  auto given = [&](const char* name) { return app.count(name) > 0; };
+  return convert_only(raw.only, o, error) &&
+         (!given("--checks-passed") || convert_checks_passed(raw.checks_passed, o, error)) &&
+         (!given("--target-pid") || convert_target_pid(raw.target_pid, o, error)) &&
+         convert_net_targets(raw.net_targets, o, error) && convert_loopback_ports(raw.host_loopback_ports, o, error) &&
+         convert_abstract(raw.host_abstract, o, error) && convert_canaries(raw.canaries, o, error) &&
+         (!given("--timeout-ms") || convert_timeout(raw.timeout_ms, o, error));
+}
+
+}  // namespace
+
 std::optional<Options> parse_options(int argc, char** argv, std::string* error) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_inline = false;
-    if (arg.rfind("--", 0) == 0) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_inline = true;
-      }
-    }
-    auto need_value = [&]() -> bool {
-      if (has_inline) return true;
-      if (i + 1 >= argc) {
-        *error = arg + " needs a value";
-        return false;
-      }
-      value = argv[++i];
-      return true;
-    };
-    auto flag = [&](bool* target) {
-      if (has_inline) {
-        *error = arg + " takes no value";
-        return false;
-      }
-      *target = true;
-      return true;
-    };
-    bool ok = true;
-    if (arg == "--json") ok = flag(&o.json);
-    else if (arg == "--list") ok = flag(&o.list);
-    else if (arg == "--selftest") ok = flag(&o.selftest);
-    else if (arg == "--help" || arg == "-h") ok = flag(&o.help);
-    else if (arg == "--version") ok = flag(&o.version);
-    else if (arg == "--only") {
-      if (!(ok = need_value())) break;
-      for (auto& id : split(value, ',')) {
-        unsigned long long n = 0;
-        if (!parse_uint(id, 99, &n)) {
-          *error = "--only: \"" + id + "\" is not a probe id";
-          return std::nullopt;
-        }
-        o.only.push_back(n < 10 ? "0" + std::to_string(n) : std::to_string(n));
-      }
-    } else if (arg == "--checks-passed") {
-      if (!(ok = need_value())) break;
-      unsigned long long n = 0;
-      if (!parse_uint(value, 10000, &n)) {
-        *error = "--checks-passed: \"" + value + "\" is not a count";
-        return std::nullopt;
-      }
-      o.checks_passed = static_cast<int>(n);
-    } else if (arg == "--target-pid") {
-      if (!(ok = need_value())) break;
-      TargetPid t;
-      size_t colon = value.find(':');
-      unsigned long long n = 0;
-      if (!parse_uint(value.substr(0, colon), 4194304, &n) || n < 2) {
-        *error = "--target-pid: \"" + value + "\" is not PID or PID:START (PID >= 2)";
-        return std::nullopt;
-      }
-      t.pid = static_cast<pid_t>(n);
-      if (colon != std::string::npos) {
-        unsigned long long start = 0;
-        if (!parse_uint(value.substr(colon + 1), ~0ULL, &start)) {
-          *error = "--target-pid: \"" + value + "\": START is not a number";
-          return std::nullopt;
-        }
-        t.start = start;
-      }
-      o.target = t;
-    } else if (arg == "--net-targets") {
-      if (!(ok = need_value())) break;
-      for (auto& item : split(value, ',')) {
-        NetTarget t;
-        if (!parse_target(item, &t, error)) return std::nullopt;
-        if (o.net_targets.size() < 32) o.net_targets.push_back(t);
-      }
-    } else if (arg == "--host-loopback-port") {
-      if (!(ok = need_value())) break;
-      for (auto& item : split(value, ',')) {
-        unsigned long long port = 0;
-        if (!parse_uint(item, 65535, &port) || port == 0) {
-          *error = "--host-loopback-port: \"" + item + "\" is not a port";
-          return std::nullopt;
-        }
-        if (o.host_loopback_ports.size() < 16) o.host_loopback_ports.push_back(static_cast<uint16_t>(port));
-      }
-    } else if (arg == "--host-abstract") {
-      if (!(ok = need_value())) break;
-      if (!value.empty() && value[0] == '@') value.erase(0, 1);
-      if (value.empty() || value.size() > 100) {
-        *error = "--host-abstract: a name of 1..100 bytes is needed";
-        return std::nullopt;
-      }
-      if (o.host_abstract.size() < 16) o.host_abstract.push_back(value);
-    } else if (arg == "--canary") {
-      if (!(ok = need_value())) break;
-      if (value.empty() || value[0] != '/') {
-        *error = "--canary: \"" + value + "\" is not an absolute path";
-        return std::nullopt;
-      }
-      if (o.canaries.size() < 16) o.canaries.push_back(value);
-    } else if (arg == "--timeout-ms") {
-      if (!(ok = need_value())) break;
-      unsigned long long n = 0;
-      if (!parse_uint(value, 600000, &n) || n < 100) {
-        *error = "--timeout-ms: \"" + value + "\" is not 100..600000";
-        return std::nullopt;
-      }
-      o.timeout_ms = static_cast<int>(n);
-    } else {
-      *error = "unknown argument \"" + std::string(argv[i]) + "\"";
-      return std::nullopt;
-    }
-    if (!ok) return std::nullopt;
+  RawOptions raw;
+  CLI::App app("Attempts sandbox breakouts", "cordon-probe");
+  declare(app, o, raw);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    *error = e.what();
+    return std::nullopt;
   }
-  if (!error->empty()) return std::nullopt;
+  if (!app.remaining().empty()) {
+    *error = "unknown argument \"" + app.remaining().front() + "\"";
+    return std::nullopt;
+  }
+  if (!convert(app, raw, o, error)) return std::nullopt;
   return o;
 }
 

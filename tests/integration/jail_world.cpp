@@ -1,5 +1,6 @@
 #include "jail_world.h"
 
+#include "accounts_lock.h"
 #include "common/build_config.h"
 
 #include <fcntl.h>
@@ -125,7 +126,8 @@ std::string NetWorld::up() {
 
   // The unprivileged user, and a tun node it may open, bound over /dev/net/tun only inside
   // the fake host's mount namespace (this machine's node is root-only; Debian's is 0666).
-  user_ready = run_shell(std::string("id -u ") + kUser + " >/dev/null 2>&1 || useradd -m -s /bin/sh " + kUser).status == 0;
+  user_ready = run_shell(std::string(kAccountsLock) + " sh -c 'id -u " + kUser +
+                         " >/dev/null 2>&1 || useradd -m -s /bin/sh " + kUser + "'").status == 0;
   std::string tun = dir + "/tun";
   if (::mknod(tun.c_str(), S_IFCHR | 0666, makedev(10, 200)) != 0 || ::chmod(tun.c_str(), 0666) != 0)
     user_ready = false;

@@ -1,11 +1,12 @@
 // `cordon shim`: typing the agent's name runs it sandboxed, inside a sandbox it never nests,
-// and `shim remove` restores exactly what was there. The fixed config path is provided in a
-// private mount namespace so the host's /etc/cordon is never touched.
+// and `shim remove` restores exactly what was there. The fixed config path is provided by an
+// overlay in a private mount namespace so the host's /etc/cordon is never touched.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
+#include "common/build_config.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -36,18 +37,14 @@ class Shim : public ::testing::Test {
     fs::create_directories(workspace_);
   }
 
-  // Runs `script` as root in a private mount namespace where /etc/cordon/cordon.toml is ours.
+  // Runs `script` as root in the workspace, with the staged bin/ first on PATH, where the
+  // fixed config path holds our config: an overlay in a private mount namespace, so nothing
+  // is created on the host (a parallel test may be using the same ancestor directory).
   RunResult in_private_etc(const std::string& script) {
-    std::string setup =
-        "set -e; created=; [ -d /etc/cordon ] || { mkdir /etc/cordon; created=1; }; "
-        "trap '[ -n \"$created\" ] && rmdir /etc/cordon' EXIT; "
-        "unshare -m --propagation private sh -c '"
-        "mount -t tmpfs none /etc/cordon && cp \"$0\" /etc/cordon/cordon.toml && cd \"$1\" && "
-        "PATH=\"$2:/usr/bin:/bin\" sh -c \"$3\"' " + config_ + " " + workspace_ + " " + prefix_->path() + "/bin '" +
-        script + "'";
     RunOptions o;
-    o.env = base_env(root_identity());
-    return run({"/bin/bash", "-c", setup}, o);
+    o.env = base_env(root_identity(), {{"PATH", prefix_->path() + "/bin:/usr/bin:/bin"}});
+    o.cwd = workspace_;
+    return run_with_fixed_config(build::kConfigPath, read_file(config_), {"/bin/sh", "-c", script}, o);
   }
 
   std::unique_ptr<TempDir> prefix_, projects_;

@@ -50,7 +50,9 @@ std::optional<Identity> unprivileged_identity() {
   const char* name = "cordon-test";
   passwd* pw = ::getpwnam(name);
   if (!pw && ::geteuid() == 0) {
-    std::string cmd = std::string("useradd -m -s /bin/sh ") + name + " >/dev/null 2>&1";
+    // Under the lock: a parallel test process may be creating it right now.
+    std::string cmd = std::string(kAccountsLock) + " sh -c 'id -u " + name + " || useradd -m -s /bin/sh " + name +
+                      "' >/dev/null 2>&1";
     if (std::system(cmd.c_str()) != 0) return std::nullopt;
     pw = ::getpwnam(name);
   }

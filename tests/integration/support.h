@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "accounts_lock.h"
 #include "common/json_codec.h"
 
 namespace cordon::testing {

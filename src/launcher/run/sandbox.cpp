@@ -112,8 +112,12 @@ std::vector<pid_t> remaining_children() {
 // Reaps what the sandbox left reparented to the launcher, waiting a bounded moment for the
 // ones still exiting; anything alive after that is named, killed and reaped.
 std::vector<std::string> reap_survivors() {
-  // The sandbox's init usually finishes dying within microseconds: poll finely.
-  for (int attempt = 0; attempt < 1000; ++attempt) {
+  // The sandbox's init usually finishes dying within microseconds: poll finely. The bound is
+  // time, not a count of polls: on a loaded machine (the test suite runs one test per core
+  // beside other builds) ~0.1 s of polls was overrun by an init still tearing down its
+  // pid namespace, and reported as a survivor.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
     int status;
     pid_t r;
     while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {

@@ -1,0 +1,65 @@
+// The battery's plain output (the stable contract) and its exit status, the FAIL count.
+#include "battery/report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "battery/check.h"
+
+namespace cordon::battery {
+namespace {
+
+CheckResult row(const std::string& id, const std::string& name, Status s, const std::string& detail = "") {
+  CheckResult r;
+  r.id = id;
+  r.name = name;
+  r.status = s;
+  r.detail = detail;
+  r.property = "prop";
+  r.mechanism = "mech";
+  return r;
+}
+
+Report two_pass_one_fail() {
+  Report report;
+  report.results = {row("01", "sentinel IS_SANDBOX=1", Status::Pass),
+                    row("07", "own PID namespace", Status::Fail, "host PID namespace"),
+                    row("27", "resource budgets in force", Status::Pass, "none configured")};
+  return report;
+}
+
+TEST(BatteryReport, PassAndFailCountsGiveTheExitStatus) {
+  Report report = two_pass_one_fail();
+  EXPECT_EQ(report.passed(), 2);
+  EXPECT_EQ(report.failed(), 1);  // main() returns this
+  EXPECT_EQ(Report{}.failed(), 0);
+}
+
+TEST(BatteryReport, PlainRowsAndSummary) {
+  EXPECT_EQ(render_plain(two_pass_one_fail(), false),
+            "cordon-battery: 3 checks\n"
+            "  [PASS] 01 sentinel IS_SANDBOX=1\n"
+            "  [FAIL] 07 own PID namespace \u2014 host PID namespace\n"
+            "  [PASS] 27 resource budgets in force \u2014 none configured\n"
+            "  Summary: 2 PASS / 1 FAIL\n");
+}
+
+TEST(BatteryReport, ColourWrapsOnlyTheStatusTags) {
+  const std::string out = render_plain(two_pass_one_fail(), true);
+  EXPECT_NE(out.find("  \033[32m[PASS]\033[0m 01 sentinel IS_SANDBOX=1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  \033[1;31m[FAIL]\033[0m 07 own PID namespace"), std::string::npos) << out;
+  EXPECT_NE(out.find("  Summary: 2 PASS / 1 FAIL\n"), std::string::npos) << out;
+}
+
+TEST(BatteryReport, ListNamesEveryCheckWithPropertyAndMechanism) {
+  const std::string list = render_list(all_checks());
+  EXPECT_EQ(list.rfind("  01 sentinel IS_SANDBOX=1 [launcher_provenance] bwrap --setenv IS_SANDBOX 1\n", 0), 0u)
+      << list;
+  for (const auto& c : all_checks())
+    EXPECT_NE(list.find(std::string("  ") + c.id + " " + c.name + " [" + c.property + "]"), std::string::npos) << c.id;
+}
+
+}  // namespace
+}  // namespace cordon::battery
