@@ -31,7 +31,7 @@ inline Outcome fail(std::string reason, std::string mechanism = {}) {
 using CheckFn = Outcome (*)(const Context&);
 
 struct CheckSpec {
-  const char* id;         // "01".."27": stable
+  const char* id;  // "01".."27": stable
   const char* name;
   const char* property;   // behavioural: credential_isolation, privilege_floor, ...
   const char* mechanism;  // the defence expected to produce it (diagnostic)
@@ -51,32 +51,32 @@ const std::vector<CheckSpec>& all_checks();
 CheckResult run_check(const CheckSpec& spec, const Context& context);
 
 // The checks, one function per number (checks_*.cpp).
-Outcome check_sentinel(const Context&);              // 01
-Outcome check_no_new_privs(const Context&);          // 02
-Outcome check_strict_home(const Context&);           // 03
-Outcome check_env_scrub(const Context&);             // 04
-Outcome check_no_display(const Context&);            // 05
-Outcome check_cap_eff(const Context&);               // 06
-Outcome check_pid_namespace(const Context&);         // 07
-Outcome check_ipc_namespace(const Context&);         // 08
-Outcome check_uts_namespace(const Context&);         // 09
-Outcome check_fresh_dev(const Context&);             // 10
-Outcome check_private_tmp(const Context&);           // 11
-Outcome check_run_user(const Context&);              // 12
-Outcome check_run_secrets(const Context&);           // 13
-Outcome check_netrc(const Context&);                 // 14
-Outcome check_xauthority(const Context&);            // 15
-Outcome check_gitconfig(const Context&);             // 16
-Outcome check_writable_set(const Context&);          // 17
-Outcome check_config_readonly(const Context&);       // 18
-Outcome check_jail_routes(const Context&);           // 19
-Outcome check_jail_behaviour(const Context&);        // 20
-Outcome check_agent_binary(const Context&);          // 21
-Outcome check_seccomp_tiocsti(const Context&);       // 22
-Outcome check_userns_refused(const Context&);        // 23
-Outcome check_abstract_sockets(const Context&);      // 24
-Outcome check_proc1_init(const Context&);            // 25
-Outcome check_system_masks(const Context&);          // 26
-Outcome check_resource_budgets(const Context&);      // 27
+Outcome check_sentinel(const Context&);          // 01
+Outcome check_no_new_privs(const Context&);      // 02
+Outcome check_strict_home(const Context&);       // 03
+Outcome check_env_scrub(const Context&);         // 04
+Outcome check_no_display(const Context&);        // 05
+Outcome check_cap_eff(const Context&);           // 06
+Outcome check_pid_namespace(const Context&);     // 07
+Outcome check_ipc_namespace(const Context&);     // 08
+Outcome check_uts_namespace(const Context&);     // 09
+Outcome check_fresh_dev(const Context&);         // 10
+Outcome check_private_tmp(const Context&);       // 11
+Outcome check_run_user(const Context&);          // 12
+Outcome check_run_secrets(const Context&);       // 13
+Outcome check_netrc(const Context&);             // 14
+Outcome check_xauthority(const Context&);        // 15
+Outcome check_gitconfig(const Context&);         // 16
+Outcome check_writable_set(const Context&);      // 17
+Outcome check_config_readonly(const Context&);   // 18
+Outcome check_jail_routes(const Context&);       // 19
+Outcome check_jail_behaviour(const Context&);    // 20
+Outcome check_agent_binary(const Context&);      // 21
+Outcome check_seccomp_tiocsti(const Context&);   // 22
+Outcome check_userns_refused(const Context&);    // 23
+Outcome check_abstract_sockets(const Context&);  // 24
+Outcome check_proc1_init(const Context&);        // 25
+Outcome check_system_masks(const Context&);      // 26
+Outcome check_resource_budgets(const Context&);  // 27
 
 }  // namespace cordon::battery

@@ -24,7 +24,7 @@ constexpr int kMaxDepth = 24;
 struct Target {
   std::string name;  // basename of the binary
   off_t size = 0;
-  int fd = -1;       // open for content comparison
+  int fd = -1;  // open for content comparison
 };
 
 bool same_content(int a, int b, off_t size) {
@@ -60,7 +60,7 @@ void walk(int dir_fd, const std::string& path, int depth, Scan& scan) {
       break;
     }
     std::string child = path + "/" + e->d_name;
-    struct stat st{};
+    struct stat st {};
     if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
       if (depth >= kMaxDepth) continue;
@@ -116,7 +116,7 @@ Outcome check_agent_binary(const Context& c) {
   Target target;
   target.name = real.substr(real.rfind('/') + 1);
   UniqueFd binary(::open(real.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat st{};
+  struct stat st {};
   if (binary.valid() && ::fstat(binary.get(), &st) == 0) {
     target.size = st.st_size;
     target.fd = binary.get();
@@ -124,7 +124,7 @@ Outcome check_agent_binary(const Context& c) {
   Scan scan{target, {}, 0, false};
   for (const auto& entry : s.agent.home) {
     std::string path = s.home.path + "/" + entry;
-    struct stat es{};
+    struct stat es {};
     if (::lstat(path.c_str(), &es) != 0 || !writable(path)) continue;
     if (S_ISDIR(es.st_mode)) {
       int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);

@@ -52,7 +52,8 @@ std::string cgroup_budget_problem(const std::map<std::string, std::string>& cgro
   auto recorded = cgroup_parents.find(limit.controller);
   const std::string parent = recorded == cgroup_parents.end() ? "" : recorded->second;
   std::string dir = parent.empty() ? "" : own_session_cgroup(parent);
-  if (dir.empty()) return "no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) + " holds this process";
+  if (dir.empty())
+    return "no session cgroup under " + (parent.empty() ? "(unrecorded)" : parent) + " holds this process";
   *file = limit_file(dir, limit);
   if (!within(*file, intended)) return *file + " is \"" + value_of(*file) + "\", intended " + std::to_string(intended);
   // No swap beyond the budget, where the kernel accounts swap.
@@ -80,9 +81,9 @@ Outcome check_resource_budgets(const Context& c) {
       rlimit now{};
       ::getrlimit(limit->resource, &now);
       if (now.rlim_max == RLIM_INFINITY || now.rlim_max > intended || now.rlim_cur > now.rlim_max)
-        problems.push_back(key + " hard limit is " + rlimit_text(now.rlim_max) + ", intended " + std::to_string(intended));
-      else
-        held.push_back(entry);
+        problems.push_back(key + " hard limit is " + rlimit_text(now.rlim_max) + ", intended " +
+                           std::to_string(intended));
+      else held.push_back(entry);
       continue;
     }
     std::string file;

@@ -45,7 +45,8 @@ Outcome empty_private_dir(const Context& c, const std::string& dir) {
     return fail(dir + " holds " + join_some(*names) + " (" + describe(m) + ")");
   }
   if (!m || m->fstype != "tmpfs")
-    return fail(dir + " is empty but is " + describe(m) + ", not a tmpfs: the host's directory, whose "
+    return fail(dir + " is empty but is " + describe(m) +
+                ", not a tmpfs: the host's directory, whose "
                 "entries would appear live");
   return pass("empty " + describe(m));
 }
@@ -86,7 +87,7 @@ Outcome check_fresh_dev(const Context& c) {
   if (auto names = list_dir("/dev")) {
     std::sort(names->begin(), names->end());
     for (const auto& name : *names) {
-      struct stat st{};
+      struct stat st {};
       if (::lstat(("/dev/" + name).c_str(), &st) != 0) continue;
       if (S_ISBLK(st.st_mode)) extra.push_back(name + " (block)");
       else if (S_ISCHR(st.st_mode) && !expected_char_device(name)) extra.push_back(name);
@@ -137,7 +138,8 @@ Outcome check_writable_set(const Context& c) {
       continue;
     }
     // A host mount below an intended path arrives with it (binds are recursive).
-    if (std::any_of(intended.begin(), intended.end(), [&](const std::string& w) { return path_within(m->mount_point, w); })) {
+    if (std::any_of(intended.begin(), intended.end(),
+                    [&](const std::string& w) { return path_within(m->mount_point, w); })) {
       granted.push_back(m->mount_point + " (inside an intended path)");
       continue;
     }
@@ -157,8 +159,8 @@ Outcome check_writable_set(const Context& c) {
     unexpected.push_back(m->mount_point + " (" + m->fstype + ")");
   }
   if (!unexpected.empty())
-    return fail("read-write mounts outside the " + std::string(c.session ? "intended writable set" : "working directory") +
-                ": " + join_some(unexpected));
+    return fail("read-write mounts outside the " +
+                std::string(c.session ? "intended writable set" : "working directory") + ": " + join_some(unexpected));
   std::string note = "read-write: " + (granted.empty() ? std::string("nothing of the host") : join_some(granted)) +
                      " + " + std::to_string(fresh) + " fresh tmpfs/proc/dev mounts";
   if (!c.session) note = std::string(kNoSession) + ": judged against the working directory; " + note;

@@ -87,7 +87,7 @@ Outcome strict_home_without_session(const Context& c) {
 Outcome masked_file_empty(const Context& c, const char* entry) {
   if (c.home.empty()) return fail("HOME is not set and no session file names it");
   std::string path = c.home + "/" + entry;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return pass(std::string(entry) + " absent");
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return pass(path + " unreadable (" + errno_name(errno) + ")");

@@ -16,9 +16,7 @@ namespace cordon::battery {
 namespace {
 
 // Names a shell maintains by itself; bwrap sets PWD.
-bool shell_name(const std::string& name) {
-  return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_";
-}
+bool shell_name(const std::string& name) { return name == "PWD" || name == "OLDPWD" || name == "SHLVL" || name == "_"; }
 
 // cordon's base allow-list and the names the launcher sets itself, for a sandbox without a
 // session file.

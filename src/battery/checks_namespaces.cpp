@@ -96,7 +96,8 @@ Outcome check_proc1_init(const Context& c) {
     return fail(who + " is the init of an outer pid namespace, so it is the host's init (/proc is the host's: NSpid " +
                 join_words(c.status_value("NSpid")) + ")");
   if (!init_ns.empty()) {
-    if (init_ns != own) return fail(who + " is in " + init_ns + ", not this sandbox's " + own + ": it is the host's init");
+    if (init_ns != own)
+      return fail(who + " is in " + init_ns + ", not this sandbox's " + own + ": it is the host's init");
     if (!host.empty() && init_ns == host) return fail(who + " is in the launcher's pid namespace " + host);
     if (host.empty() && ns_inode(init_ns) == kInitPidIno)
       return fail(who + " is in the initial pid namespace: it is the host's init");
@@ -115,7 +116,8 @@ Outcome check_proc1_init(const Context& c) {
   std::vector<std::string> ids = words(line);
   if (ids.size() == 1 && words(c.status_value("NSpid")).size() == 1 && own != host && ns_inode(own) != kInitPidIno)
     return pass(who + " is pid 1 of this sandbox's /proc (its namespace link is unreadable: " + errno_name(err) + ")");
-  return fail(who + ": cannot show it belongs to this sandbox (/proc/1/ns/pid: " + errno_name(err) + ", NSpid " + line + ")");
+  return fail(who + ": cannot show it belongs to this sandbox (/proc/1/ns/pid: " + errno_name(err) + ", NSpid " + line +
+              ")");
 }
 
 }  // namespace cordon::battery

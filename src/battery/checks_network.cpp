@@ -33,15 +33,17 @@ std::vector<Prefix> parse_all(const std::vector<std::string>& texts) {
   return out;
 }
 
-bool listed(const Prefix& p, const std::vector<Prefix>& list) { return std::find(list.begin(), list.end(), p) != list.end(); }
+bool listed(const Prefix& p, const std::vector<Prefix>& list) {
+  return std::find(list.begin(), list.end(), p) != list.end();
+}
 
 bool covered(uint32_t a, const std::vector<Prefix>& list) {
   return std::any_of(list.begin(), list.end(), [&](const Prefix& p) { return p.contains(a); });
 }
 
 struct NetState {
-  std::vector<netlink::Route> main;           // main-table IPv4 routes
-  std::vector<Prefix> connected;              // subnets of non-loopback IPv4 addresses
+  std::vector<netlink::Route> main;  // main-table IPv4 routes
+  std::vector<Prefix> connected;     // subnets of non-loopback IPv4 addresses
   std::vector<uint32_t> local_addresses;
   const netlink::Route* default_route = nullptr;
 };
@@ -103,7 +105,8 @@ Outcome check_jail_routes(const Context& c) {
     if (!listed(p, allow) && !listed(p, want_unreachable)) want_unreachable.push_back(p);
 
   size_t jail_routes = 0;
-  for (const auto& r : s.main) jail_routes += r.type == RTN_BLACKHOLE || r.type == RTN_UNREACHABLE || r.type == RTN_PROHIBIT;
+  for (const auto& r : s.main)
+    jail_routes += r.type == RTN_BLACKHOLE || r.type == RTN_UNREACHABLE || r.type == RTN_PROHIBIT;
 
   if (!c.session && !s.default_route) {
     bool gatewayed = std::any_of(s.main.begin(), s.main.end(), [](const netlink::Route& r) { return r.gateway != 0; });
@@ -167,7 +170,8 @@ Outcome check_jail_behaviour(const Context& c) {
                     " private destinations and the internet unroutable (no egress at all)",
                 "isolated network namespace");
   if (!forwarding(pub)) return fail("public address 1.1.1.1 is not forwardable (" + verdict(pub) + "): egress broken");
-  std::string note = std::to_string(samples.size() - skipped.size()) + " private destinations blocked; 1.1.1.1 " + verdict(pub);
+  std::string note = std::to_string(samples.size() - skipped.size()) + " private destinations blocked; 1.1.1.1 " +
+                     verdict(pub);
   if (c.session && !c.session->network.gateway.empty()) {
     auto gw = parse_ipv4_address(c.session->network.gateway, nullptr);
     if (gw && pub.gateway != *gw)
@@ -235,16 +239,18 @@ Outcome check_abstract_sockets(const Context& c) {
   std::string own = c.own_ns("net");
   std::string host = c.host_ns("net");
   if (!host.empty() && own == host)
-    return fail("shares the launcher's network namespace (" + own + "): the host's abstract unix sockets are reachable" +
-                    (foreign.empty() ? std::string(" (none listening right now)")
-                                     : " (" + std::to_string(foreign.size()) + " listening: " + join_some(foreign, 6) + ")") +
-                    "; only the egress jail's private namespace closes this",
-                "none: network namespace shared with the host");
+    return fail(
+        "shares the launcher's network namespace (" + own + "): the host's abstract unix sockets are reachable" +
+            (foreign.empty() ? std::string(" (none listening right now)")
+                             : " (" + std::to_string(foreign.size()) + " listening: " + join_some(foreign, 6) + ")") +
+            "; only the egress jail's private namespace closes this",
+        "none: network namespace shared with the host");
   if (!foreign.empty())
     return fail("abstract sockets of processes outside the sandbox are listening here: " + join_some(foreign, 6));
   if (host.empty())
     return pass(std::string(kNoSession) + ": no listening abstract socket of an outside process is visible in " + own);
-  return pass(own + ", launcher " + host + "; " + std::to_string(listeners.size()) + " abstract listeners, all the sandbox's own");
+  return pass(own + ", launcher " + host + "; " + std::to_string(listeners.size()) +
+              " abstract listeners, all the sandbox's own");
 }
 
 }  // namespace cordon::battery

@@ -30,8 +30,7 @@ std::string Context::host_ns(const std::string& kind) const {
   return it == session->host_namespaces.end() ? std::string() : it->second;
 }
 
-std::optional<Context> load_context(const std::string& session_path, bool session_required,
-                                    std::string* problem) {
+std::optional<Context> load_context(const std::string& session_path, bool session_required, std::string* problem) {
   Context c;
   if (auto text = read_file("/proc/self/status")) {
     size_t start = 0;

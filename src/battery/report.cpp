@@ -35,12 +35,20 @@ std::string render_plain(const Report& report, bool colour) {
 std::string render_json(const Report& report) {
   Json checks = Json::array();
   for (const auto& r : report.results)
-    checks.push_back({{"id", bytes_json(r.id)}, {"name", bytes_json(r.name)}, {"status", tag(r.status)},
-                      {"detail", bytes_json(r.detail)}, {"property", bytes_json(r.property)},
+    checks.push_back({{"id", bytes_json(r.id)},
+                      {"name", bytes_json(r.name)},
+                      {"status", tag(r.status)},
+                      {"detail", bytes_json(r.detail)},
+                      {"property", bytes_json(r.property)},
                       {"mechanism", bytes_json(r.mechanism)}});
-  Json document{{"format", "cordon-battery"}, {"battery", "cordon-battery"}, {"version", 1},
-                {"profile", bytes_or_null(report.profile)}, {"session_file", bytes_or_null(report.session_file)},
-                {"checks", checks}, {"pass", report.passed()}, {"fail", report.failed()}};
+  Json document{{"format", "cordon-battery"},
+                {"battery", "cordon-battery"},
+                {"version", 1},
+                {"profile", bytes_or_null(report.profile)},
+                {"session_file", bytes_or_null(report.session_file)},
+                {"checks", checks},
+                {"pass", report.passed()},
+                {"fail", report.failed()}};
   return dump_line(document) + "\n";
 }
 

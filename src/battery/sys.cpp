@@ -40,7 +40,7 @@ std::optional<std::vector<std::string>> list_dir(const std::string& path, int* e
 }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 

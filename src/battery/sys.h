@@ -18,8 +18,8 @@ namespace cordon::battery {
 std::string read_link(const std::string& path, int* err = nullptr);
 // Entry names without "." and ".."; nullopt with *err when the directory cannot be opened.
 std::optional<std::vector<std::string>> list_dir(const std::string& path, int* err = nullptr);
-bool exists(const std::string& path);          // lstat succeeds
-bool writable(const std::string& path);        // access(W_OK) succeeds
+bool exists(const std::string& path);            // lstat succeeds
+bool writable(const std::string& path);          // access(W_OK) succeeds
 std::string real_path(const std::string& path);  // "" when it does not resolve
 
 // "pid:[4026531836]" -> 4026531836; 0 when not of that shape.

@@ -9,11 +9,16 @@
 namespace cordon {
 
 inline const std::vector<std::string>& system_credential_files() {
-  static const std::vector<std::string> files = {
-      "/etc/shadow",          "/etc/gshadow",         "/etc/shadow-",  // the backups too
-      "/etc/gshadow-",        "/etc/sudoers",         "/etc/security/opasswd",
-      "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
-      "/etc/ssh/ssh_host_dsa_key"};
+  static const std::vector<std::string> files = {"/etc/shadow",
+                                                 "/etc/gshadow",
+                                                 "/etc/shadow-",  // the backups too
+                                                 "/etc/gshadow-",
+                                                 "/etc/sudoers",
+                                                 "/etc/security/opasswd",
+                                                 "/etc/ssh/ssh_host_rsa_key",
+                                                 "/etc/ssh/ssh_host_ecdsa_key",
+                                                 "/etc/ssh/ssh_host_ed25519_key",
+                                                 "/etc/ssh/ssh_host_dsa_key"};
   return files;
 }
 
@@ -27,9 +32,21 @@ inline const std::vector<std::string>& home_masked_files() {
 // The host user's credential stores (relative to $HOME): never present in a sandbox's home
 // unless the configuration keeps them (home.keep).
 inline const std::vector<std::string>& home_credential_stores() {
-  static const std::vector<std::string> entries = {
-      ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".git-credentials", ".pgpass", ".npmrc",
-      ".pypirc", ".config/gh", ".config/gcloud", ".config/glab-cli", ".local/share/keyrings", ".password-store"};
+  static const std::vector<std::string> entries = {".ssh",
+                                                   ".gnupg",
+                                                   ".aws",
+                                                   ".azure",
+                                                   ".kube",
+                                                   ".docker",
+                                                   ".git-credentials",
+                                                   ".pgpass",
+                                                   ".npmrc",
+                                                   ".pypirc",
+                                                   ".config/gh",
+                                                   ".config/gcloud",
+                                                   ".config/glab-cli",
+                                                   ".local/share/keyrings",
+                                                   ".password-store"};
   return entries;
 }
 

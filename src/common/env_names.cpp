@@ -5,13 +5,14 @@
 namespace cordon {
 
 const std::vector<std::string>& base_env_allow_list() {
-  static const std::vector<std::string> names = {"PATH", "HOME",  "TERM", "LANG",    "LC_*",
-                                                 "TZ",   "USER",  "LOGNAME", "COLORTERM"};
+  static const std::vector<std::string> names = {"PATH", "HOME", "TERM",    "LANG",     "LC_*",
+                                                 "TZ",   "USER", "LOGNAME", "COLORTERM"};
   return names;
 }
 
 bool env_name_matches(std::string_view pattern, std::string_view name) {
-  if (!pattern.empty() && pattern.back() == '*') return name.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
+  if (!pattern.empty() && pattern.back() == '*')
+    return name.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
   return pattern == name;
 }
 
@@ -22,14 +23,14 @@ bool env_name_in(const std::vector<std::string>& patterns, std::string_view name
 bool credential_env_name(std::string_view name) {
   // The union of what the battery and the probe each used to flag; substrings cover the
   // suffix forms (_TOKEN, _API_KEY, _SECRET_KEY, _CREDENTIALS, ...).
-  static constexpr std::string_view kContains[] = {"TOKEN",      "SECRET",      "PASSWORD",  "PASSWD",
-                                                   "CREDENTIAL", "API_KEY",     "APIKEY",    "ACCESS_KEY",
-                                                   "PRIVATE_KEY", "AUTH_SOCK",  "SESSION_KEY"};
-  static constexpr std::string_view kPrefixes[] = {"AWS_",    "GH_",    "GITHUB_", "GITLAB_", "OPENAI_", "ANTHROPIC_",
-                                                   "AZURE_",  "GOOGLE_", "VAULT_",  "DOCKER_", "NPM_",    "VSCODE_"};
-  static constexpr std::string_view kExact[] = {"DISPLAY",        "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS",
-                                                "XAUTHORITY",     "SSH_AGENT_PID",   "GPG_AGENT_INFO",
-                                                "KUBECONFIG",     "GIT_ASKPASS",     "SSH_ASKPASS"};
+  static constexpr std::string_view kContains[] = {"TOKEN",       "SECRET",    "PASSWORD",   "PASSWD",
+                                                   "CREDENTIAL",  "API_KEY",   "APIKEY",     "ACCESS_KEY",
+                                                   "PRIVATE_KEY", "AUTH_SOCK", "SESSION_KEY"};
+  static constexpr std::string_view kPrefixes[] = {"AWS_",   "GH_",     "GITHUB_", "GITLAB_", "OPENAI_", "ANTHROPIC_",
+                                                   "AZURE_", "GOOGLE_", "VAULT_",  "DOCKER_", "NPM_",    "VSCODE_"};
+  static constexpr std::string_view kExact[] = {"DISPLAY",    "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS",
+                                                "XAUTHORITY", "SSH_AGENT_PID",   "GPG_AGENT_INFO",
+                                                "KUBECONFIG", "GIT_ASKPASS",     "SSH_ASKPASS"};
   for (auto c : kContains)
     if (name.find(c) != std::string_view::npos) return true;
   for (auto p : kPrefixes)

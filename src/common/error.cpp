@@ -4,9 +4,7 @@
 
 namespace cordon {
 
-std::string errno_text(const std::string& context, int err) {
-  return context + ": " + std::strerror(err);
-}
+std::string errno_text(const std::string& context, int err) { return context + ": " + std::strerror(err); }
 
 std::string errno_name(int err) {
   if (err == 0) return "success";

@@ -8,8 +8,8 @@
 namespace cordon {
 
 // Exit statuses used by the launcher itself (the sandboxed command's own status is passed through).
-inline constexpr int kExitConfigError = 2;     // invalid configuration or usage: nothing launched
-inline constexpr int kExitLaunchRefused = 125; // a mechanism is missing or failed: nothing launched
+inline constexpr int kExitConfigError = 2;      // invalid configuration or usage: nothing launched
+inline constexpr int kExitLaunchRefused = 125;  // a mechanism is missing or failed: nothing launched
 
 class Error : public std::runtime_error {
  public:

@@ -27,7 +27,8 @@ Json limit_values_json(const std::vector<std::string>& values) {
     const auto eq = entry.find('=');
     const std::string key = entry.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
-    const bool number = !value.empty() && value.size() < 20 && value.find_first_not_of("0123456789") == std::string::npos;
+    const bool number = !value.empty() && value.size() < 20 &&
+                        value.find_first_not_of("0123456789") == std::string::npos;
     out[key] = number ? Json(std::stoull(value)) : bytes_json(value);
   }
   return out;
@@ -38,8 +39,9 @@ std::vector<std::string> limit_values_from_json(const Json& limits) {
   if (!limits.contains("values")) return out;
   if (!limits["values"].is_object()) throw Error("\"limits.values\" is not an object");
   for (const auto& [key, value] : limits["values"].items())
-    out.push_back(key + "=" + (value.is_number_unsigned() ? std::to_string(value.get<unsigned long long>())
-                                                          : bytes_from_json(value)));
+    out.push_back(
+        key + "=" +
+        (value.is_number_unsigned() ? std::to_string(value.get<unsigned long long>()) : bytes_from_json(value)));
   return out;
 }
 
@@ -57,15 +59,11 @@ NetworkIntent network_from_json(const Json& network) {
   return n;
 }
 
-Json member(const Json& document, const char* key) {
-  return document.contains(key) ? document[key] : Json::object();
-}
+Json member(const Json& document, const char* key) { return document.contains(key) ? document[key] : Json::object(); }
 
 }  // namespace
 
-const char* network_mode_name(NetworkMode mode) {
-  return mode == NetworkMode::EgressJail ? "egress-jail" : "host";
-}
+const char* network_mode_name(NetworkMode mode) { return mode == NetworkMode::EgressJail ? "egress-jail" : "host"; }
 
 Json network_json(const NetworkIntent& n) {
   Json out{{"mode", network_mode_name(n.mode)}};
@@ -80,9 +78,10 @@ Json network_json(const NetworkIntent& n) {
 
 Json intent_json(const SessionIntent& s) {
   Json out = Json::object();
-  out["config"] = {{"path", bytes_json(s.config.path)}, {"fixed_path", bytes_json(s.config.fixed_path)},
-                   {"found", s.config.found}};
-  out["agent"] = {{"name", bytes_json(s.agent.name)}, {"home", bytes_array_json(s.agent.home)},
+  out["config"] = {
+      {"path", bytes_json(s.config.path)}, {"fixed_path", bytes_json(s.config.fixed_path)}, {"found", s.config.found}};
+  out["agent"] = {{"name", bytes_json(s.agent.name)},
+                  {"home", bytes_array_json(s.agent.home)},
                   {"binary", bytes_json(s.agent.binary)}};
   out["home"] = {{"path", bytes_json(s.home.path)}, {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
   out["workspace"] = bytes_json(s.workspace);

@@ -33,8 +33,8 @@ struct AgentIntent {
 };
 
 struct HomeIntent {
-  std::string path;                          // the home directory (a fresh tmpfs)
-  std::vector<std::string> keep_read_only;   // entries kept read-only for every profile
+  std::string path;                         // the home directory (a fresh tmpfs)
+  std::vector<std::string> keep_read_only;  // entries kept read-only for every profile
 };
 
 enum class NetworkMode { Host, EgressJail };
@@ -43,7 +43,7 @@ struct NetworkIntent {
   NetworkMode mode = NetworkMode::Host;  // Host: the jail is disabled, nothing below applies
   std::vector<std::string> blackholes;   // prefixes, e.g. "10.0.0.0/8"
   std::vector<std::string> unreachable;
-  std::vector<std::string> allow;        // /32 punches and allow-listed prefixes
+  std::vector<std::string> allow;  // /32 punches and allow-listed prefixes
   std::string gateway;
   std::string dns_forward;
   bool jailed() const { return mode == NetworkMode::EgressJail; }

@@ -43,15 +43,17 @@ std::optional<Ipv4Prefix> parse_ipv4_cidr(const std::string& text, std::string* 
     }
   }
   if ((*address & ~mask_for(length)) != 0) {
-    if (problem) *problem = "host bits set (did you mean " + ipv4_to_string(*address & mask_for(length)) + "/" + std::to_string(length) + "?)";
+    if (problem)
+      *problem = "host bits set (did you mean " + ipv4_to_string(*address & mask_for(length)) + "/" +
+                 std::to_string(length) + "?)";
     return std::nullopt;
   }
   return Ipv4Prefix{*address, length};
 }
 
 std::string ipv4_to_string(uint32_t a) {
-  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." +
-         std::to_string((a >> 8) & 255) + "." + std::to_string(a & 255);
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) + "." +
+         std::to_string(a & 255);
 }
 
 }  // namespace cordon

@@ -7,8 +7,7 @@
 namespace cordon {
 namespace {
 
-constexpr std::string_view kBase64Alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::string_view kBase64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
@@ -17,8 +16,10 @@ size_t sequence_length(std::string_view bytes, size_t i) {
   const auto at = [&](size_t k) { return static_cast<unsigned char>(bytes[i + k]); };
   const unsigned char lead = at(0);
   if (lead < 0x80) return 1;
-  size_t length = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+  size_t length = lead >= 0xC2 && lead <= 0xDF   ? 2
+                  : lead >= 0xE0 && lead <= 0xEF ? 3
+                  : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                 : 0;
   if (length == 0 || i + length > bytes.size()) return 0;
   for (size_t k = 1; k < length; ++k)
     if (!is_continuation(at(k))) return 0;
@@ -106,9 +107,7 @@ std::vector<std::string> bytes_array_from_json(const Json& value) {
   return out;
 }
 
-std::string dump_line(const Json& document) {
-  return document.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string dump_line(const Json& document) { return document.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::optional<Json> parse_json(std::string_view text, std::string* problem) {
   try {
@@ -139,8 +138,7 @@ std::string string_member(const Json& object, const char* key) {
 }
 
 std::vector<std::string> string_array_member(const Json& object, const char* key) {
-  return object.is_object() && object.contains(key) ? bytes_array_from_json(object[key])
-                                                    : std::vector<std::string>();
+  return object.is_object() && object.contains(key) ? bytes_array_from_json(object[key]) : std::vector<std::string>();
 }
 
 bool bool_member(const Json& object, const char* key) {

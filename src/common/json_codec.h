@@ -7,12 +7,11 @@
 // the exact bytes (RFC 4648, padded). Readers decode both forms back to the same bytes.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cordon {
 

@@ -43,8 +43,8 @@ inline constexpr LimitKey kLimitKeys[] = {
     {"memory_max_bytes", LimitKind::Cgroup, LimitUnit::Bytes, "{} memory (cgroup)", -1, "memory", "memory.max",
      "memory.swap.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", 1LL << 20, 1LL << 62},
     // The kernel's own bound (PID_MAX_LIMIT).
-    {"pids_max", LimitKind::Cgroup, LimitUnit::Count, "{} pids (cgroup)", -1, "pids", "pids.max", "", "pids.max", "",
-     1, 4194304},
+    {"pids_max", LimitKind::Cgroup, LimitUnit::Count, "{} pids (cgroup)", -1, "pids", "pids.max", "", "pids.max", "", 1,
+     4194304},
 };
 
 // Core dumps: always 0, never configurable, recorded under this key (a dump could write the

@@ -1,9 +1,10 @@
 #include "common/memfd.h"
 
-#include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "common/error.h"
 

@@ -17,9 +17,9 @@ struct Mount {
   std::string mount_opts;   // per-mount options ("ro,nosuid,...")
   std::string fstype;
   std::string source;
-  std::string super_opts;   // superblock options
+  std::string super_opts;  // superblock options
 
-  bool read_only() const;   // the mount or its superblock is read-only
+  bool read_only() const;  // the mount or its superblock is read-only
 };
 
 class MountTable {

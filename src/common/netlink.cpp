@@ -39,9 +39,7 @@ Attrs parse_attrs(const nlmsghdr* nlh, size_t header_size) {
   return attrs;
 }
 
-uint32_t u32_of(const nlattr* attr) {
-  return attr && mnl_attr_get_payload_len(attr) >= 4 ? mnl_attr_get_u32(attr) : 0;
-}
+uint32_t u32_of(const nlattr* attr) { return attr && mnl_attr_get_payload_len(attr) >= 4 ? mnl_attr_get_u32(attr) : 0; }
 
 // IPv4 attribute (network order on the wire) -> host order; 0 when absent or not IPv4.
 uint32_t ipv4_of(const nlattr* attr) {
@@ -122,8 +120,8 @@ std::string Route::describe() const {
 }
 
 bool Route::same_as(const Route& o) const {
-  return family == o.family && type == o.type && table == o.table && dst == o.dst &&
-         dst_len == o.dst_len && gateway == o.gateway && oif == o.oif && scope == o.scope &&
+  return family == o.family && type == o.type && table == o.table && dst == o.dst && dst_len == o.dst_len &&
+         gateway == o.gateway && oif == o.oif && scope == o.scope &&
          (flags & RTNH_F_ONLINK) == (o.flags & RTNH_F_ONLINK) &&
          (dst_text.empty() || o.dst_text.empty() || dst_text == o.dst_text);
 }
@@ -183,7 +181,8 @@ Socket::Reply Socket::transact(void* request, const std::string& what) {
       }
       if (msg->nlmsg_type == NLMSG_DONE) {
         int status = 0;
-        if (mnl_nlmsg_get_payload_len(msg) >= sizeof(int)) std::memcpy(&status, mnl_nlmsg_get_payload(msg), sizeof(int));
+        if (mnl_nlmsg_get_payload_len(msg) >= sizeof(int))
+          std::memcpy(&status, mnl_nlmsg_get_payload(msg), sizeof(int));
         reply.error = status < 0 ? -status : 0;
         if (reply.error) reply.message = ext_ack_message(msg, sizeof(int));
         return reply;

@@ -23,8 +23,8 @@ struct Attrs {
 };
 
 Attrs parse_attrs(const nlmsghdr* nlh, size_t header_size);
-uint32_t u32_of(const nlattr* attr);          // 0 when absent or short
-uint32_t ipv4_of(const nlattr* attr);         // host order; 0 when absent or not IPv4
+uint32_t u32_of(const nlattr* attr);                           // 0 when absent or short
+uint32_t ipv4_of(const nlattr* attr);                          // host order; 0 when absent or not IPv4
 std::string address_text(uint8_t family, const nlattr* attr);  // "0.0.0.0" / "::" when absent
 
 // Turns a failed reply into an error that names the request and the kernel's reason.

@@ -5,8 +5,8 @@ namespace cordon {
 bool path_within(const std::string& inner, const std::string& outer) {
   if (outer.empty()) return false;
   if (outer == "/") return !inner.empty() && inner[0] == '/';
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            inner[outer.size()] == '/');
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/');
 }
 
 }  // namespace cordon

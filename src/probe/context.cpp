@@ -1,3 +1,5 @@
+#include "probe/context.h"
+
 #include <dirent.h>
 #include <unistd.h>
 
@@ -5,7 +7,6 @@
 #include <cstdlib>
 
 #include "common/paths.h"
-#include "probe/context.h"
 #include "probe/util.h"
 
 extern char** environ;

@@ -19,7 +19,7 @@ namespace cordon::probe {
 struct NetTarget {
   bool tcp = true;
   int family = AF_INET;
-  std::string address;   // textual, without brackets
+  std::string address;  // textual, without brackets
   uint16_t port = 0;
   sockaddr_storage sa{};
   socklen_t sa_len = 0;
@@ -40,14 +40,14 @@ struct Options {
   bool selftest = false;
   bool help = false;
   bool version = false;
-  std::vector<std::string> only;                 // probe ids
+  std::vector<std::string> only;  // probe ids
   std::optional<TargetPid> target;
   std::vector<NetTarget> net_targets;
   std::vector<uint16_t> host_loopback_ports;
-  std::vector<std::string> host_abstract;        // names without the leading '@' / NUL
-  std::vector<std::string> canaries;             // absolute host paths
-  std::optional<int> checks_passed;              // from `cordon verify --deep`
-  int timeout_ms = 5000;                         // per probe
+  std::vector<std::string> host_abstract;  // names without the leading '@' / NUL
+  std::vector<std::string> canaries;       // absolute host paths
+  std::optional<int> checks_passed;        // from `cordon verify --deep`
+  int timeout_ms = 5000;                   // per probe
 };
 
 // Parses argv (CLI11). Returns nullopt with *error set on a usage error.
@@ -57,16 +57,16 @@ std::string usage_text();
 // An inherited descriptor, recorded before the probe opened anything.
 struct InheritedFd {
   int fd = -1;
-  std::string link;      // readlink /proc/self/fd/N
+  std::string link;  // readlink /proc/self/fd/N
 };
 
 struct Context {
   Options options;
   std::optional<SessionIntent> session;  // /run/cordon/session, when cordon launched us
-  std::string home;                    // $HOME
-  std::string workspace;               // session workspace, else the current directory
-  std::string libexec;                 // directory of this binary
-  std::string self_exe;                // resolved /proc/self/exe
+  std::string home;                      // $HOME
+  std::string workspace;                 // session workspace, else the current directory
+  std::string libexec;                   // directory of this binary
+  std::string self_exe;                  // resolved /proc/self/exe
   uid_t uid = 0, euid = 0;
   gid_t gid = 0;
   std::map<std::string, std::string> env;

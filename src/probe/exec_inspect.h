@@ -4,16 +4,17 @@
 // but print a usage text. The program is killed afterwards (it is our own child).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
-#include <sys/types.h>
 
 namespace cordon::probe {
 
 struct ExecInspection {
   bool inspected = false;
-  std::string why;          // when !inspected
-  std::string name;         // comm after exec
+  std::string why;   // when !inspected
+  std::string name;  // comm after exec
   uid_t euid = 0;
   uint64_t cap_eff = 0, cap_prm = 0;
 };

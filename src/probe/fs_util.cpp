@@ -34,7 +34,7 @@ bool is_exposed(const Context& ctx, const std::string& path) {
 }
 
 bool on_tmpfs(const std::string& path) {
-  struct statfs fs{};
+  struct statfs fs {};
   return ::statfs(path.c_str(), &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
@@ -55,7 +55,8 @@ int read_attempt(const std::string& path, Tally& tally, const std::string& label
     return r.err;
   }
   if (r.data.empty()) tally.blocked(what + ": empty (masked)");
-  else tally.escaped(what + ": " + std::to_string(r.data.size()) + (r.data.size() == 256 ? "+" : "") + " bytes readable");
+  else
+    tally.escaped(what + ": " + std::to_string(r.data.size()) + (r.data.size() == 256 ? "+" : "") + " bytes readable");
   return 0;
 }
 

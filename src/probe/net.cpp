@@ -27,11 +27,17 @@ bool in_range(uint32_t a, uint32_t network, int prefix) { return ipv4_subnet_of(
 // Errors connect() returns before anything leaves: the local stack refused.
 bool local_refusal(int err) {
   switch (err) {
-    case ENETUNREACH: case EHOSTUNREACH: case EINVAL: case EACCES: case EPERM:
-    case EADDRNOTAVAIL: case EAFNOSUPPORT: case ENETDOWN: case ENOENT: case ENOTCONN:
-      return true;
-    default:
-      return false;
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EINVAL:
+    case EACCES:
+    case EPERM:
+    case EADDRNOTAVAIL:
+    case EAFNOSUPPORT:
+    case ENETDOWN:
+    case ENOENT:
+    case ENOTCONN: return true;
+    default: return false;
   }
 }
 
@@ -118,8 +124,7 @@ std::vector<Subnet> connected_subnets() {
       s.prefix = a.prefix_len;
       s.network = ipv4_subnet_of(a.local, a.prefix_len).address;
       s.own = a.local;
-      s.text = ipv4_to_string(s.network) + "/" + std::to_string(s.prefix) + " (own " +
-               ipv4_to_string(a.local) + ")";
+      s.text = ipv4_to_string(s.network) + "/" + std::to_string(s.prefix) + " (own " + ipv4_to_string(a.local) + ")";
       out.push_back(s);
     }
   } catch (const std::exception&) {
@@ -289,7 +294,7 @@ void abstract_attempt(const std::string& name, Tally& tally) {
 }
 
 bool path_socket_attempt(const std::string& path, Tally& tally) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     tally.blocked(path + ": " + errno_name(errno));
     return false;
@@ -352,7 +357,8 @@ std::vector<Listener> tcp_listeners() {
       } else {
         in6_addr a{};
         for (int i = 0; i < 4 && colon >= 32; ++i)
-          a.s6_addr32[i] = static_cast<uint32_t>(std::strtoul(f[1].substr(static_cast<size_t>(i) * 8, 8).c_str(), nullptr, 16));
+          a.s6_addr32[i] = static_cast<uint32_t>(
+              std::strtoul(f[1].substr(static_cast<size_t>(i) * 8, 8).c_str(), nullptr, 16));
         ::inet_ntop(AF_INET6, &a, buffer, sizeof buffer);
       }
       l.address = buffer;

@@ -24,8 +24,8 @@ const char* class_name(AddrClass c);
 struct Subnet {
   uint32_t network = 0;
   uint8_t prefix = 0;
-  uint32_t own = 0;   // this namespace's address on it
-  std::string text;   // "192.0.2.0/24 (own 192.0.2.2)"
+  uint32_t own = 0;  // this namespace's address on it
+  std::string text;  // "192.0.2.0/24 (own 192.0.2.2)"
 };
 AddrClass classify_v4(uint32_t address, const std::vector<Subnet>& subnets);
 

@@ -18,9 +18,9 @@ const char* verdict_word(Verdict v);  // "BLOCKED", "ESCAPED", "INCONCLUSIVE"
 
 // The outcome of one probe as reported.
 struct ProbeResult {
-  std::string id;        // "01".."99", stable
-  std::string name;      // kebab-case, stable
-  std::string family;    // egress, filesystem, privilege, process, terminal, kernel, credentials
+  std::string id;      // "01".."99", stable
+  std::string name;    // kebab-case, stable
+  std::string family;  // egress, filesystem, privilege, process, terminal, kernel, credentials
   Verdict verdict = Verdict::Inconclusive;
   std::string evidence;  // what was attempted and what happened (never a secret's value)
   double duration_ms = 0;
@@ -57,8 +57,8 @@ struct ProbeDef {
   const char* id;
   const char* name;
   const char* family;
-  const char* attempts;   // one line: what the probe tries
-  const char* blocked;    // one line: what BLOCKED evidence looks like
+  const char* attempts;  // one line: what the probe tries
+  const char* blocked;   // one line: what BLOCKED evidence looks like
   ProbeFn run;
 };
 

@@ -1,11 +1,11 @@
 // Credentials and IPC (90-96): recovering the host's secrets through process environments,
 // the desktop / IDE / agent / container sockets, and git configuration outside the curated
 // one. Values are never printed: evidence names variables, paths and byte counts only.
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <glob.h>
 #include <set>
 #include <sstream>
 
@@ -13,9 +13,9 @@
 #include "common/paths.h"
 #include "probe/context.h"
 #include "probe/fs_util.h"
+#include "probe/internal.h"
 #include "probe/net.h"
 #include "probe/probe.h"
-#include "probe/internal.h"
 #include "probe/util.h"
 
 namespace cordon::probe {
@@ -44,7 +44,8 @@ void probe_env_recovery(const Context& ctx, Tally& tally) {
   std::set<std::string> allowed;
   if (ctx.session) {
     allowed.insert(ctx.session->env_names.begin(), ctx.session->env_names.end());
-    for (const char* fixed : {"IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "HOME", "PWD"}) allowed.insert(fixed);
+    for (const char* fixed : {"IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "HOME", "PWD"})
+      allowed.insert(fixed);
   } else {
     for (const auto& [name, value] : ctx.env) allowed.insert(name);
   }
@@ -141,7 +142,8 @@ void probe_dbus(const Context& ctx, Tally& tally) {
   std::vector<std::string> paths = {runtime_dir(ctx) + "/bus", "/run/dbus/system_bus_socket",
                                     "/var/run/dbus/system_bus_socket"};
   std::vector<std::string> abstract;
-  if (auto a = ctx.env.find("DBUS_SESSION_BUS_ADDRESS"); a != ctx.env.end()) add_dbus_address(a->second, paths, abstract);
+  if (auto a = ctx.env.find("DBUS_SESSION_BUS_ADDRESS"); a != ctx.env.end())
+    add_dbus_address(a->second, paths, abstract);
   socket_probe(expand(paths), abstract, tally);
 }
 
@@ -170,10 +172,15 @@ void probe_ssh_agent(const Context& ctx, Tally& tally) {
 
 // 95 -----------------------------------------------------------------------------------
 void probe_container_engine(const Context& ctx, Tally& tally) {
-  std::vector<std::string> patterns = {"/var/run/docker.sock", "/run/docker.sock", runtime_dir(ctx) + "/docker.sock",
-                                       "/run/podman/podman.sock", runtime_dir(ctx) + "/podman/podman.sock",
-                                       "/run/containerd/containerd.sock", "/var/run/crio/crio.sock",
-                                       "/run/buildkit/buildkitd.sock", "/run/incus/unix.socket",
+  std::vector<std::string> patterns = {"/var/run/docker.sock",
+                                       "/run/docker.sock",
+                                       runtime_dir(ctx) + "/docker.sock",
+                                       "/run/podman/podman.sock",
+                                       runtime_dir(ctx) + "/podman/podman.sock",
+                                       "/run/containerd/containerd.sock",
+                                       "/var/run/crio/crio.sock",
+                                       "/run/buildkit/buildkitd.sock",
+                                       "/run/incus/unix.socket",
                                        "/var/lib/lxd/unix.socket"};
   if (auto v = ctx.env.find("DOCKER_HOST"); v != ctx.env.end() && v->second.rfind("unix://", 0) == 0)
     patterns.push_back(v->second.substr(7));
@@ -225,7 +232,8 @@ std::vector<ProbeDef> credential_probes() {
        "no credential variable the launcher did not pass", probe_env_recovery},
       {"91", "cred-x11", "credentials", "connect to X11 sockets (/tmp/.X11-unix, abstract @/tmp/.X11-unix)",
        "ENOENT / ECONNREFUSED", probe_x11},
-      {"92", "cred-dbus", "credentials", "connect to the session and system D-Bus", "ENOENT / ECONNREFUSED", probe_dbus},
+      {"92", "cred-dbus", "credentials", "connect to the session and system D-Bus", "ENOENT / ECONNREFUSED",
+       probe_dbus},
       {"93", "cred-vscode-ipc", "credentials", "connect to VS Code IPC / git sockets", "ENOENT / ECONNREFUSED",
        probe_vscode},
       {"94", "cred-ssh-agent", "credentials", "connect to SSH / GPG agent sockets", "ENOENT / ECONNREFUSED",

@@ -42,12 +42,27 @@ class ErrorCount {
 
 // 20 -----------------------------------------------------------------------------------
 // Files inside the credential stores (common/credential_files.h names the stores and masks).
-const char* const kHomeCredentials[] = {
-    ".ssh/id_rsa", ".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/id_dsa", ".ssh/authorized_keys",
-    ".aws/credentials", ".aws/config", ".config/gh/hosts.yml", ".config/glab-cli/config.yml",
-    ".git-credentials", ".docker/config.json", ".kube/config", ".npmrc", ".pypirc",
-    ".cargo/credentials.toml", ".config/gcloud/credentials.db", ".azure/msal_token_cache.json",
-    ".gnupg/private-keys-v1.d", ".password-store", ".local/share/keyrings/login.keyring", ".bash_history"};
+const char* const kHomeCredentials[] = {".ssh/id_rsa",
+                                        ".ssh/id_ed25519",
+                                        ".ssh/id_ecdsa",
+                                        ".ssh/id_dsa",
+                                        ".ssh/authorized_keys",
+                                        ".aws/credentials",
+                                        ".aws/config",
+                                        ".config/gh/hosts.yml",
+                                        ".config/glab-cli/config.yml",
+                                        ".git-credentials",
+                                        ".docker/config.json",
+                                        ".kube/config",
+                                        ".npmrc",
+                                        ".pypirc",
+                                        ".cargo/credentials.toml",
+                                        ".config/gcloud/credentials.db",
+                                        ".azure/msal_token_cache.json",
+                                        ".gnupg/private-keys-v1.d",
+                                        ".password-store",
+                                        ".local/share/keyrings/login.keyring",
+                                        ".bash_history"};
 
 void probe_read_canary(const Context& ctx, Tally& tally) {
   for (const auto& c : home_canaries(ctx)) read_attempt(c, tally, "canary");
@@ -80,10 +95,11 @@ void probe_read_canary(const Context& ctx, Tally& tally) {
     }
     if (!r.ok) quiet.add(r.err);
     else if (r.data.empty()) tally.blocked(path + ": empty (masked)");
-    else tally.escaped(path + ": " + std::to_string(r.data.size()) + (r.data.size() == 256 ? "+" : "") + " bytes readable");
+    else
+      tally.escaped(path + ": " + std::to_string(r.data.size()) + (r.data.size() == 256 ? "+" : "") +
+                    " bytes readable");
   }
-  if (!quiet.empty())
-    tally.blocked(std::to_string(tried) + " well-known credential paths: " + quiet.text());
+  if (!quiet.empty()) tally.blocked(std::to_string(tried) + " well-known credential paths: " + quiet.text());
   if (home_canaries(ctx).empty()) tally.note("no --canary under $HOME given: the verdict rests on well-known paths");
 }
 
@@ -93,7 +109,8 @@ void probe_other_project(const Context& ctx, Tally& tally) {
     if (!path_within(c, ctx.workspace)) read_attempt(c, tally, "canary");
   const std::string parent = dirname_of(ctx.workspace);
   if (ctx.workspace.empty() || parent == "/" || parent == ctx.workspace) {
-    if (tally.empty()) tally.inconclusive("the workspace has no parent directory to look beside; no --canary outside $HOME given");
+    if (tally.empty())
+      tally.inconclusive("the workspace has no parent directory to look beside; no --canary outside $HOME given");
     return;
   }
   // Breadth-first over the workspace's siblings, skipping what is exposed by design.
@@ -113,7 +130,7 @@ void probe_other_project(const Context& ctx, Tally& tally) {
       std::string path = dir + "/" + name;
       if (is_exposed(ctx, path)) continue;
       if (depth == 0) ++siblings;
-      struct stat st{};
+      struct stat st {};
       if (::lstat(path.c_str(), &st) != 0) continue;
       if (S_ISDIR(st.st_mode)) {
         if (depth < 3) queue.emplace_back(path, depth + 1);
@@ -255,9 +272,9 @@ void probe_rename_escape(const Context& ctx, Tally& tally) {
 
 // 26 -----------------------------------------------------------------------------------
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa{}, sb{};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int count_entries(const std::string& dir, int* err) {
@@ -303,7 +320,8 @@ void probe_proc_root(const Context& ctx, Tally& tally) {
     int err = 0;
     int n = count_entries(root, &err);
     if (n >= 0 && !same_file(root, "/")) {
-      tally.escaped("pid " + std::to_string(pid) + "'s root is another filesystem view (" + std::to_string(n) + " entries)");
+      tally.escaped("pid " + std::to_string(pid) + "'s root is another filesystem view (" + std::to_string(n) +
+                    " entries)");
       if (++others >= 2) break;
     }
   }
@@ -345,7 +363,7 @@ void probe_leaked_fds(const Context& ctx, Tally& tally) {
   int benign = 0;
   std::vector<std::string> seen;
   for (const auto& f : ctx.inherited_fds) {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(f.fd, &st) != 0) continue;
     const std::string& link = f.link;
     seen.push_back(std::to_string(f.fd) + "=" + printable(link, 30));
@@ -354,12 +372,13 @@ void probe_leaked_fds(const Context& ctx, Tally& tally) {
       ++benign;
       continue;
     }
-    struct stat here{};
+    struct stat here {};
     const bool in_view = ::stat(link.c_str(), &here) == 0 && here.st_dev == st.st_dev && here.st_ino == st.st_ino;
     const bool deleted = link.size() > 10 && link.compare(link.size() - 10, 10, " (deleted)") == 0;
     if (S_ISDIR(st.st_mode)) {
-      if (!in_view) tally.escaped("fd " + std::to_string(f.fd) + " is a directory outside this view (" +
-                                  printable(link, 50) + "): openat(fd, \"..\") walks from there");
+      if (!in_view)
+        tally.escaped("fd " + std::to_string(f.fd) + " is a directory outside this view (" + printable(link, 50) +
+                      "): openat(fd, \"..\") walks from there");
       else ++benign;
       continue;
     }
@@ -450,11 +469,29 @@ void probe_libexec_overwrite(const Context& ctx, Tally& tally) {
 // 31 -----------------------------------------------------------------------------------
 // Devices that expose the host (disks, memory, kernel log, hypervisor, tunnels). Watchdogs,
 // serial lines and the hypervisor's vsock are never opened: opening them has side effects.
-const char* const kDevices[] = {
-    "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/xvda", "/dev/mmcblk0", "/dev/dm-0", "/dev/loop0",
-    "/dev/zram0", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg", "/dev/kvm", "/dev/net/tun",
-    "/dev/fuse", "/dev/loop-control", "/dev/mapper/control", "/dev/vhost-net", "/dev/userfaultfd",
-    "/dev/btrfs-control", "/dev/tty0", "/dev/console", "/dev/hwrng"};
+const char* const kDevices[] = {"/dev/vda",
+                                "/dev/sda",
+                                "/dev/nvme0n1",
+                                "/dev/xvda",
+                                "/dev/mmcblk0",
+                                "/dev/dm-0",
+                                "/dev/loop0",
+                                "/dev/zram0",
+                                "/dev/mem",
+                                "/dev/kmem",
+                                "/dev/port",
+                                "/dev/kmsg",
+                                "/dev/kvm",
+                                "/dev/net/tun",
+                                "/dev/fuse",
+                                "/dev/loop-control",
+                                "/dev/mapper/control",
+                                "/dev/vhost-net",
+                                "/dev/userfaultfd",
+                                "/dev/btrfs-control",
+                                "/dev/tty0",
+                                "/dev/console",
+                                "/dev/hwrng"};
 
 void probe_devices(const Context& ctx, Tally& tally) {
   ErrorCount quiet;
@@ -497,8 +534,8 @@ std::vector<ProbeDef> filesystem_probes() {
        "EROFS / EACCES / ENOENT through the link", probe_symlink_escape},
       {"24", "fs-hardlink-escape", "filesystem", "hard-link a file from outside into the workspace",
        "EXDEV / EPERM / ENOENT", probe_hardlink_escape},
-      {"25", "fs-rename-escape", "filesystem", "move a workspace file out of the workspace",
-       "EXDEV / EROFS / ENOENT", probe_rename_escape},
+      {"25", "fs-rename-escape", "filesystem", "move a workspace file out of the workspace", "EXDEV / EROFS / ENOENT",
+       probe_rename_escape},
       {"26", "fs-proc-root", "filesystem", "enter another process's filesystem view via /proc/PID/root",
        "ENOENT / EACCES, or the same root as ours", probe_proc_root},
       {"27", "fs-proc-cwd", "filesystem", "walk out through a working directory outside the root (/proc/*/cwd)",

@@ -4,12 +4,12 @@
 // userfaultfd, a one-entry io_uring. kexec and module loading are given arguments the kernel
 // rejects *after* its capability check (EINVAL / EBADF), so passing the check is visible
 // without loading anything.
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/kexec.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
 #include <linux/userfaultfd.h>
-#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,8 +17,8 @@
 #include <cstring>
 
 #include "probe/context.h"
-#include "probe/probe.h"
 #include "probe/internal.h"
+#include "probe/probe.h"
 #include "probe/uring.h"
 #include "probe/util.h"
 
@@ -92,7 +92,8 @@ void probe_perf(const Context&, Tally& tally) {
 void probe_keyctl(const Context&, Tally& tally) {
   long id = ::syscall(__NR_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0);
   int err = errno;
-  simple(id, err, "keyctl(GET_KEYRING_ID, user keyring)", "the user keyring (shared with the host login) is reachable", tally);
+  simple(id, err, "keyctl(GET_KEYRING_ID, user keyring)", "the user keyring (shared with the host login) is reachable",
+         tally);
   long sid = ::syscall(__NR_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
   err = errno;
   simple(sid, err, "keyctl(GET_KEYRING_ID, session keyring)", "the session keyring is reachable", tally);

@@ -31,13 +31,10 @@ using net::AddrClass;
 
 constexpr size_t kMaxTargetsPerProbe = 4;
 
-uint32_t v4_of(const NetTarget& t) {
-  return ntohl(reinterpret_cast<const sockaddr_in*>(&t.sa)->sin_addr.s_addr);
-}
+uint32_t v4_of(const NetTarget& t) { return ntohl(reinterpret_cast<const sockaddr_in*>(&t.sa)->sin_addr.s_addr); }
 
 // TCP targets of one IPv4 class, attempted for real; otherwise the no-send route test.
-void range_probe(const Context& ctx, Tally& tally, AddrClass wanted,
-                 const std::vector<std::string>& representatives) {
+void range_probe(const Context& ctx, Tally& tally, AddrClass wanted, const std::vector<std::string>& representatives) {
   auto subnets = net::connected_subnets();
   size_t tried = 0;
   for (const auto& t : ctx.options.net_targets) {
@@ -56,9 +53,7 @@ void probe_rfc1918(const Context& ctx, Tally& tally) {
   range_probe(ctx, tally, AddrClass::Private, {"10.1.2.3", "172.16.5.5", "192.168.7.7"});
 }
 
-void probe_cgnat(const Context& ctx, Tally& tally) {
-  range_probe(ctx, tally, AddrClass::Cgnat, {"100.64.1.1"});
-}
+void probe_cgnat(const Context& ctx, Tally& tally) { range_probe(ctx, tally, AddrClass::Cgnat, {"100.64.1.1"}); }
 
 void probe_link_local(const Context& ctx, Tally& tally) {
   range_probe(ctx, tally, AddrClass::LinkLocal, {"169.254.169.254"});
@@ -91,8 +86,7 @@ void probe_connected_subnet(const Context& ctx, Tally& tally) {
       }
     }
     if (!pick) continue;
-    net::udp_nosend(AF_INET, ipv4_to_string(pick), 9, tally,
-                    "no --net-targets on the connected subnet " + s.text);
+    net::udp_nosend(AF_INET, ipv4_to_string(pick), 9, tally, "no --net-targets on the connected subnet " + s.text);
   }
 }
 
@@ -152,7 +146,8 @@ void probe_host_loopback(const Context& ctx, Tally& tally) {
     tally.inconclusive("no --host-loopback-port given; listening in this network namespace (not connected to): " +
                        join_limited(listening));
   else
-    tally.inconclusive("no --host-loopback-port given and nothing listens in this network namespace: nothing to attempt");
+    tally.inconclusive(
+        "no --host-loopback-port given and nothing listens in this network namespace: nothing to attempt");
 }
 
 void probe_host_abstract(const Context& ctx, Tally& tally) {
@@ -221,8 +216,8 @@ std::vector<ProbeDef> egress_probes() {
       {"01", "egress-rfc1918", "egress", "reach RFC1918 addresses (10/8, 172.16/12, 192.168/16)",
        "connect fails locally (EINVAL blackhole, EHOSTUNREACH, ENETUNREACH)", probe_rfc1918},
       {"02", "egress-cgnat", "egress", "reach a CGNAT address (100.64/10)", "local refusal", probe_cgnat},
-      {"03", "egress-link-local", "egress", "reach link-local / cloud metadata (169.254.169.254)",
-       "local refusal", probe_link_local},
+      {"03", "egress-link-local", "egress", "reach link-local / cloud metadata (169.254.169.254)", "local refusal",
+       probe_link_local},
       {"04", "egress-connected-subnet", "egress", "reach a neighbour on a connected subnet (not the gateway)",
        "local refusal, or no connected subnet at all", probe_connected_subnet},
       {"05", "egress-udp-resolver", "egress", "send DNS over UDP to an alternate resolver",

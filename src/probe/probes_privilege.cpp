@@ -1,4 +1,5 @@
 // Privilege floor (40-47): nothing an exec, a namespace or a mount can hand out.
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -9,7 +10,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <dirent.h>
 
 #include "common/unique_fd.h"
 #include "probe/context.h"
@@ -50,7 +50,7 @@ void probe_setuid(const Context&, Tally& tally) {
   int tried = 0;
   for (const char* path : {"/usr/bin/su", "/bin/su", "/usr/bin/mount", "/usr/bin/passwd", "/usr/bin/chsh",
                            "/usr/bin/chfn", "/usr/bin/gpasswd", "/usr/bin/umount"}) {
-    struct stat st{};
+    struct stat st {};
     // Owned by root: uid 0, or the overflow uid where root is not mapped (a user namespace).
     // (root itself runs them too: with its capabilities dropped first, exec must not return them).
     if (tried >= 2 || ::stat(path, &st) != 0 || !(st.st_mode & S_ISUID) ||
@@ -63,16 +63,14 @@ void probe_setuid(const Context&, Tally& tally) {
 }
 
 // 41 -----------------------------------------------------------------------------------
-bool has_file_caps(const std::string& path) {
-  return ::getxattr(path.c_str(), "security.capability", nullptr, 0) > 0;
-}
+bool has_file_caps(const std::string& path) { return ::getxattr(path.c_str(), "security.capability", nullptr, 0) > 0; }
 
 std::vector<std::string> find_filecap_binaries(const Context& ctx) {
   std::vector<std::string> found;
   int scanned = 0;
-  for (const std::string& dir : {std::string("/usr/bin"), std::string("/usr/sbin"), std::string("/usr/local/bin"),
-                                 std::string("/usr/local/sbin"), std::string("/usr/lib/x86_64-linux-gnu/gstreamer1.0"),
-                                 ctx.workspace}) {
+  for (const std::string& dir :
+       {std::string("/usr/bin"), std::string("/usr/sbin"), std::string("/usr/local/bin"),
+        std::string("/usr/local/sbin"), std::string("/usr/lib/x86_64-linux-gnu/gstreamer1.0"), ctx.workspace}) {
     DIR* d = ::opendir(dir.c_str());
     if (!d) continue;
     while (dirent* e = ::readdir(d)) {
@@ -230,9 +228,9 @@ void probe_sys(const Context& ctx, Tally& tally) {
       }
       ::closedir(dir);
     }
-  for (const char* global : {"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_helper",
-                             "/sys/kernel/mm/ksm/run", "/sys/power/state", "/sys/fs/cgroup/cgroup.procs",
-                             "/sys/fs/cgroup/pids/tasks"})
+  for (const char* global :
+       {"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_helper", "/sys/kernel/mm/ksm/run",
+        "/sys/power/state", "/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/pids/tasks"})
     paths.push_back(global);
   open_for_write(paths, tally);
 }

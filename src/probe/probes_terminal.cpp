@@ -22,9 +22,7 @@ namespace {
 void judge_tiocsti(const std::string& where, int err, Tally& tally) {
   switch (err) {
     case EFAULT:
-    case 0:
-      tally.escaped(where + " accepted TIOCSTI (EFAULT on a null byte pointer: nothing injected)");
-      break;
+    case 0: tally.escaped(where + " accepted TIOCSTI (EFAULT on a null byte pointer: nothing injected)"); break;
     case EPERM: tally.blocked(where + ": TIOCSTI EPERM"); break;
     case EIO: tally.blocked(where + ": TIOCSTI EIO (the kernel's legacy_tiocsti is off)"); break;
     default: tally.inconclusive(where + ": TIOCSTI " + errno_name(err)); break;
@@ -112,7 +110,9 @@ void probe_tioclinux(const Context&, Tally& tally) {
       char arg[2] = {6, 0};
       int r = ::ioctl(master.get(), TIOCLINUX, arg);
       if (r == 0) tally.escaped("a private pty answered TIOCLINUX");
-      else tally.blocked("a private pty: TIOCLINUX " + errno_name(errno) + (errno == EPERM ? "" : " (not a virtual console)"));
+      else
+        tally.blocked("a private pty: TIOCLINUX " + errno_name(errno) +
+                      (errno == EPERM ? "" : " (not a virtual console)"));
     }
   }
 }

@@ -40,15 +40,15 @@ Summary summarize(const std::vector<ProbeResult>& results, int checks_passed) {
   }
   if (s.escaped) {
     s.result = "SANDBOX LEAKING";
-    s.result_line = "RESULT: SANDBOX LEAKING (" + std::to_string(s.escaped) + " escaped: " +
-                    names_of(results, Verdict::Escaped) + ")";
+    s.result_line = "RESULT: SANDBOX LEAKING (" + std::to_string(s.escaped) +
+                    " escaped: " + names_of(results, Verdict::Escaped) + ")";
     s.exit_code = kExitLeaking;
   } else if (s.inconclusive || s.probes == 0) {
     s.result = "AUDIT INCOMPLETE";
     s.result_line = "RESULT: AUDIT INCOMPLETE (" +
                     (s.probes == 0 ? std::string("no probe ran")
-                                   : std::to_string(s.inconclusive) + " inconclusive: " +
-                                         names_of(results, Verdict::Inconclusive)) +
+                                   : std::to_string(s.inconclusive) +
+                                         " inconclusive: " + names_of(results, Verdict::Inconclusive)) +
                     ")";
     s.exit_code = kExitIncomplete;
   } else {
@@ -73,8 +73,11 @@ std::string render_text(const std::vector<ProbeResult>& results, const Summary& 
 namespace {
 
 Json probe_json(const ProbeResult& r) {
-  return {{"id", bytes_json(r.id)}, {"name", bytes_json(r.name)}, {"family", bytes_json(r.family)},
-          {"verdict", verdict_word(r.verdict)}, {"evidence", bytes_json(r.evidence)},
+  return {{"id", bytes_json(r.id)},
+          {"name", bytes_json(r.name)},
+          {"family", bytes_json(r.family)},
+          {"verdict", verdict_word(r.verdict)},
+          {"evidence", bytes_json(r.evidence)},
           {"duration_ms", tenths(r.duration_ms)}};
 }
 
@@ -84,7 +87,8 @@ Json inputs_json(const Context& ctx) {
   Json ports = Json::array();
   for (auto p : ctx.options.host_loopback_ports) ports.push_back(p);
   return {{"target_pid", ctx.options.target ? Json(ctx.options.target->pid) : Json(nullptr)},
-          {"net_targets", bytes_array_json(targets)}, {"host_loopback_ports", ports},
+          {"net_targets", bytes_array_json(targets)},
+          {"host_loopback_ports", ports},
           {"host_abstract", bytes_array_json(ctx.options.host_abstract)},
           {"canaries", bytes_array_json(ctx.options.canaries)}};
 }
@@ -94,12 +98,22 @@ Json inputs_json(const Context& ctx) {
 std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& s) {
   Json probes = Json::array();
   for (const auto& r : results) probes.push_back(probe_json(r));
-  Json document{{"format", kProbeFormat}, {"version", kProbeVersion}, {"tool", "cordon-probe"},
-                {"cordon_version", build::kVersion}, {"in_cordon_session", ctx.session.has_value()},
-                {"uid", ctx.uid}, {"inputs", inputs_json(ctx)}, {"probes", probes},
-                {"summary", {{"probes", s.probes}, {"blocked", s.blocked}, {"escaped", s.escaped},
-                             {"inconclusive", s.inconclusive}, {"checks_passed", s.checks}}},
-                {"result", bytes_json(s.result)}, {"result_line", bytes_json(s.result_line)},
+  Json document{{"format", kProbeFormat},
+                {"version", kProbeVersion},
+                {"tool", "cordon-probe"},
+                {"cordon_version", build::kVersion},
+                {"in_cordon_session", ctx.session.has_value()},
+                {"uid", ctx.uid},
+                {"inputs", inputs_json(ctx)},
+                {"probes", probes},
+                {"summary",
+                 {{"probes", s.probes},
+                  {"blocked", s.blocked},
+                  {"escaped", s.escaped},
+                  {"inconclusive", s.inconclusive},
+                  {"checks_passed", s.checks}}},
+                {"result", bytes_json(s.result)},
+                {"result_line", bytes_json(s.result_line)},
                 {"exit_code", s.exit_code}};
   return dump_line(document) + "\n";
 }
@@ -109,7 +123,10 @@ std::string render_list(bool json) {
   if (json) {
     Json probes = Json::array();
     for (const auto& p : all_probes())
-      probes.push_back({{"id", p.id}, {"name", p.name}, {"family", p.family}, {"attempts", bytes_json(p.attempts)},
+      probes.push_back({{"id", p.id},
+                        {"name", p.name},
+                        {"family", p.family},
+                        {"attempts", bytes_json(p.attempts)},
                         {"blocked_when", bytes_json(p.blocked)}});
     Json document{{"format", "cordon-probe-list"}, {"version", 1}, {"probes", probes}};
     return dump_line(document) + "\n";

@@ -1,6 +1,8 @@
 // --selftest: the verdict rules that cannot be exercised on every kernel (kexec and module
 // loading are compiled out of some kernels, so their "gate passed" branch may never be seen
 // live), checked as pure functions. Prints one line per failed expectation.
+#include "probe/selftest.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,7 +13,6 @@
 #include "probe/net.h"
 #include "probe/probe.h"
 #include "probe/report.h"
-#include "probe/selftest.h"
 
 namespace cordon::probe {
 
@@ -67,7 +68,8 @@ int run_selftest() {
     Summary ok = summarize({b, b}, 21);
     expect(ok.exit_code == kExitOk && ok.result_line == "RESULT: SANDBOX OK (21 checks + 2 probes)", "OK line");
     Summary inc = summarize({b, i}, 0);
-    expect(inc.exit_code == kExitIncomplete && inc.result_line.rfind("RESULT: AUDIT INCOMPLETE (1 inconclusive: 02 b", 0) == 0,
+    expect(inc.exit_code == kExitIncomplete &&
+               inc.result_line.rfind("RESULT: AUDIT INCOMPLETE (1 inconclusive: 02 b", 0) == 0,
            "INCOMPLETE line");
     Summary leak = summarize({b, i, e}, 0);
     expect(leak.exit_code == kExitLeaking && leak.result_line.rfind("RESULT: SANDBOX LEAKING (1 escaped: 03 c", 0) == 0,

@@ -16,7 +16,7 @@ struct TargetView {
   enum class State { None, NotAddressable, Candidate };
   State state = State::None;
   pid_t pid = 0;
-  std::string why;   // for NotAddressable: the reason; for Candidate: identity caveats
+  std::string why;  // for NotAddressable: the reason; for Candidate: identity caveats
 };
 
 TargetView resolve_target(const Context& ctx);

@@ -101,7 +101,8 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
   }
   void* cq_base = sq.addr;
   if (!single) {
-    cq.addr = ::mmap(nullptr, cq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_CQ_RING);
+    cq.addr = ::mmap(nullptr, cq.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(),
+                     IORING_OFF_CQ_RING);
     if (cq.addr == MAP_FAILED) {
       result.detail = "mmap cq ring: " + errno_name(errno);
       return result;
@@ -109,7 +110,8 @@ SocketResult socket_through_ring(int domain, int type, int protocol) {
     cq_base = cq.addr;
   }
   sqes.size = p.sq_entries * sizeof(io_uring_sqe);
-  sqes.addr = ::mmap(nullptr, sqes.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(), IORING_OFF_SQES);
+  sqes.addr = ::mmap(nullptr, sqes.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.get(),
+                     IORING_OFF_SQES);
   if (sqes.addr == MAP_FAILED) {
     result.detail = "mmap sqes: " + errno_name(errno);
     return result;

@@ -16,8 +16,8 @@ namespace cordon::probe {
 
 struct ReadResult {
   bool ok = false;
-  int err = 0;          // errno of the failing step when !ok
-  std::string data;     // at most max_bytes
+  int err = 0;       // errno of the failing step when !ok
+  std::string data;  // at most max_bytes
 };
 // open(O_RDONLY|O_NOCTTY|O_NONBLOCK|O_CLOEXEC) + read up to max_bytes.
 ReadResult read_some(const std::string& path, size_t max_bytes = 4096);
@@ -41,8 +41,8 @@ std::string unique_name(const std::string& tag);
 
 std::string dirname_of(const std::string& path);
 std::string basename_of(const std::string& path);
-bool exists(const std::string& path);   // lstat
-bool is_dir(const std::string& path);   // stat
+bool exists(const std::string& path);  // lstat
+bool is_dir(const std::string& path);  // stat
 
 // Joins up to `limit` items with ", " and notes how many were left out.
 std::string join_limited(const std::vector<std::string>& items, size_t limit = 4);

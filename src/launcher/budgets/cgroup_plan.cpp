@@ -44,7 +44,8 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
     if (v2) {
       p.why_not = "the " + controller + " controller is not available to cgroup v2 directory " + v2->own_dir +
                   " (its cgroup.controllers: " + join_set(v2->controllers) + ")";
-      p.fix = "enable " + controller + " in the parent's cgroup.subtree_control, or start cordon in a delegated "
+      p.fix = "enable " + controller +
+              " in the parent's cgroup.subtree_control, or start cordon in a delegated "
               "unit (systemd-run --scope -p Delegate=yes cordon run ...)";
     } else {
       p.why_not = "no mounted cgroup hierarchy carries the " + controller + " controller";
@@ -55,9 +56,10 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
   if (!chosen->writable) {
     p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen->version) + " directory " +
                 chosen->own_dir + " is not writable by uid " + std::to_string(uid);
-    p.fix = chosen->version == Version::V2
-                ? "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)"
-                : "launch as root, or start cordon in a " + controller + " cgroup the operator created and chowned to this user";
+    p.fix = chosen->version == Version::V2 ? "start cordon in a cgroup delegated to this user (systemd-run --user "
+                                             "--scope -p Delegate=yes cordon run ...)"
+                                           : "launch as root, or start cordon in a " + controller +
+                                                 " cgroup the operator created and chowned to this user";
     return p;
   }
   p.budget.limit_key = limit_key;

@@ -1,5 +1,6 @@
 #include "launcher/budgets/cgroup_session.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -8,8 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <dirent.h>
-
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -111,8 +110,7 @@ void collect_hits(const std::string& dir, const std::vector<Budget>& budgets, st
 // stopped, and the launcher holds termination signals blocked).
 class DirectoryLock {
  public:
-  explicit DirectoryLock(const std::string& dir)
-      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  explicit DirectoryLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
     for (int attempt = 0; fd_.get() >= 0 && attempt < 500; ++attempt) {
       if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
         held_ = true;
@@ -201,11 +199,13 @@ void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string
         std::string path = session.dir + "/" + s.file;
         if (s.optional && ::access(path.c_str(), F_OK) != 0) continue;
         if (int err = write_value(path, s.value))
-          throw Error(errno_text("writing " + s.value + " to " + path + " (limits." + b.limit_key + ")", err), fix_perm);
+          throw Error(errno_text("writing " + s.value + " to " + path + " (limits." + b.limit_key + ")", err),
+                      fix_perm);
         std::string back = trim(read_text_file(path));
         if (back != expected_readback(s))
-          throw Error("limits." + b.limit_key + ": wrote " + s.value + " to " + path + " but it reads back \"" + back + "\"",
-                      "the kernel did not accept the budget; nothing ran");
+          throw Error(
+              "limits." + b.limit_key + ": wrote " + s.value + " to " + path + " but it reads back \"" + back + "\"",
+              "the kernel did not accept the budget; nothing ran");
       }
     procs_files_.push_back(session.dir + "/cgroup.procs");
   }
@@ -230,8 +230,9 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
     // Enabled for good: others may rely on them as soon as they are on.
     for (const auto& controller : missing)
       if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller))
-        throw Error(errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err),
-                    "enable it by hand, or add the limit to limits.best_effort");
+        throw Error(
+            errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err),
+            "enable it by hand, or add the limit to limits.best_effort");
     return;
   }
   // A cgroup with processes of its own cannot hand controllers to children: move out first.
@@ -241,14 +242,16 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
                 "start cordon in a cgroup delegated to this user");
   moves_.push_back(move);
   if (int err = write_value(move.leaf_dir + "/cgroup.procs", std::to_string(::getpid())))
-    throw Error(errno_text("moving the launcher into " + move.leaf_dir, err),
-                "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)");
+    throw Error(
+        errno_text("moving the launcher into " + move.leaf_dir, err),
+        "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)");
   for (const auto& controller : missing) {
     if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller)) {
       size_t others = members(parent).size();
-      throw Error(errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err) +
-                      (others ? " (" + std::to_string(others) + " other processes share the launcher's cgroup)" : ""),
-                  "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...");
+      throw Error(
+          errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err) +
+              (others ? " (" + std::to_string(others) + " other processes share the launcher's cgroup)" : ""),
+          "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...");
     }
     moves_.back().enabled.push_back(controller);
   }
@@ -272,7 +275,8 @@ CgroupFinish SessionCgroup::clean_up() {
       report.problems.push_back(std::to_string(left) + " process(es) were still in the session cgroup " + it->dir +
                                 " (killed)");
     collect_hits(it->dir, it->budgets, report.limit_hits);
-    if (int err = remove_dir(it->dir)) report.problems.push_back(errno_text("removing the session cgroup " + it->dir, err));
+    if (int err = remove_dir(it->dir))
+      report.problems.push_back(errno_text("removing the session cgroup " + it->dir, err));
     else report.removed.push_back(it->dir);
   }
   dirs_.clear();
@@ -288,7 +292,8 @@ CgroupFinish SessionCgroup::clean_up() {
     // Another child would lose its budget with the controllers: then the launcher stays in
     // its leaf (removed by a later launch once empty).
     if (others) continue;
-    for (const auto& controller : it->enabled) write_value(it->parent_dir + "/cgroup.subtree_control", "-" + controller);
+    for (const auto& controller : it->enabled)
+      write_value(it->parent_dir + "/cgroup.subtree_control", "-" + controller);
     int err = write_value(it->parent_dir + "/cgroup.procs", std::to_string(::getpid()));
     if (!err) err = remove_dir(it->leaf_dir);
     if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + it->parent_dir, err));

@@ -29,17 +29,16 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
     long long value = std::stoll(digits);
     auto configured = config.limits.find(key);
     if (configured != config.limits.end() && value > configured->second)
-      throw Error("--limit " + item + " would raise the configured " + key + " (" +
-                      std::to_string(configured->second) + "): a run may only lower a limit",
+      throw Error("--limit " + item + " would raise the configured " + key + " (" + std::to_string(configured->second) +
+                      "): a run may only lower a limit",
                   "ask the operator to change [limits] in " + config.source_path, kExitConfigError);
     merged[key] = value;
   }
   return merged;
 }
 
-LimitPlan plan_limits(const std::map<std::string, long long>& limits,
-                      const std::vector<std::string>& best_effort, unsigned uid,
-                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
+LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std::vector<std::string>& best_effort,
+                      unsigned uid, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
   plan.rlimits.push_back({kCoreLimit.resource, 0, kCoreLimit.name});

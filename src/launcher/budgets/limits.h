@@ -15,30 +15,28 @@
 namespace cordon {
 
 struct RlimitSetting {
-  int resource;           // RLIMIT_*
+  int resource;  // RLIMIT_*
   rlim_t value;
-  std::string name;       // config key
+  std::string name;  // config key
 };
 
 struct LimitPlan {
-  std::vector<RlimitSetting> rlimits;       // applied in the launcher's child before bwrap
+  std::vector<RlimitSetting> rlimits;          // applied in the launcher's child before bwrap
   std::vector<cgroup::Budget> cgroup_budgets;  // memory/pids: the session's own cgroup
-  long long wall_clock_seconds = 0;         // 0 = none
-  std::vector<std::string> enforced;        // config keys, plus "core" (always 0)
-  std::vector<std::string> not_enforced;    // best-effort keys this host cannot enforce
+  long long wall_clock_seconds = 0;            // 0 = none
+  std::vector<std::string> enforced;           // config keys, plus "core" (always 0)
+  std::vector<std::string> not_enforced;       // best-effort keys this host cannot enforce
 };
 
 // Per-run overrides ("nofile=256"): may only lower a configured limit (or set an unset one).
 // Throws cordon::Error (exit 2) for an unknown key, a malformed value or an increase.
-std::map<std::string, long long> merge_limit_overrides(const Config& config,
-                                                       const std::vector<std::string>& overrides);
+std::map<std::string, long long> merge_limit_overrides(const Config& config, const std::vector<std::string>& overrides);
 
 // Pure. `uid` decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws
 // cordon::Error when a limit cannot be enforced and is not listed in limits.best_effort.
-LimitPlan plan_limits(const std::map<std::string, long long>& limits,
-                      const std::vector<std::string>& best_effort, unsigned uid,
-                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
+LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std::vector<std::string>& best_effort,
+                      unsigned uid, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
 
 // In the forked child, before bwrap: async-signal-safe setrlimit calls. Returns false on error.
 bool apply_rlimits(const LimitPlan& plan);

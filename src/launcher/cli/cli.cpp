@@ -53,8 +53,8 @@ struct Commands {
   bool verify_deep = false;
   std::string shim_agent, shim_binary, session_id;
   bool doctor_json = false;
-  CLI::App *run_cmd, *argv_cmd, *verify_cmd, *status_cmd, *shim_cmd, *shim_install_cmd, *shim_remove_cmd,
-      *sessions_cmd, *doctor_cmd;
+  CLI::App *run_cmd, *argv_cmd, *verify_cmd, *status_cmd, *shim_cmd, *shim_install_cmd, *shim_remove_cmd, *sessions_cmd,
+      *doctor_cmd;
 };
 
 void add_session_commands(CLI::App& app, Commands& c) {
@@ -63,14 +63,12 @@ void add_session_commands(CLI::App& app, Commands& c) {
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
   add_session_options(c.argv_cmd, c.argv);
   c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
-  c.verify_cmd =
-      app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
+  c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   add_session_options(c.verify_cmd, c.verify, {.command = false});
   c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
   c.verify_cmd->add_flag("--deep", c.verify_deep,
                          "When every check passes, launch again and run the adversarial probes (cordon-probe)");
-  c.status_cmd =
-      app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
+  c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
   add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
   c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
 }

@@ -19,10 +19,15 @@ void print_argv(const SandboxPlan& plan, bool json) {
     files.push_back({{"fd", f.fd}, {"dest", bytes_json(f.dest)}, {"content", bytes_json(f.content)}});
   std::vector<std::string> env_names;
   for (const auto& [name, value] : plan.env) env_names.push_back(name);
-  Json document{{"format", "cordon-argv"}, {"version", 1},
-                {"argv", bytes_array_json(plan.argv)}, {"seccomp_fd", kSeccompFd}, {"status_fd", kStatusFd},
-                {"data_files", files}, {"env_names", bytes_array_json(env_names)},
-                {"writable", bytes_array_json(plan.writable)}, {"workspace", bytes_json(plan.workspace)},
+  Json document{{"format", "cordon-argv"},
+                {"version", 1},
+                {"argv", bytes_array_json(plan.argv)},
+                {"seccomp_fd", kSeccompFd},
+                {"status_fd", kStatusFd},
+                {"data_files", files},
+                {"env_names", bytes_array_json(env_names)},
+                {"writable", bytes_array_json(plan.writable)},
+                {"workspace", bytes_json(plan.workspace)},
                 {"agent", bytes_json(plan.agent)}};
   std::fputs((dump_line(document) + "\n").c_str(), stdout);
 }

@@ -1,6 +1,5 @@
 #include "launcher/commands/doctor.h"
 
-
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
@@ -20,9 +19,9 @@
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/process/subprocess.h"
 #include "launcher/seccomp/compile.h"
 #include "launcher/seccomp/policy.h"
-#include "launcher/process/subprocess.h"
 
 namespace cordon {
 namespace {
@@ -53,20 +52,19 @@ void check_bwrap(const std::string& bwrap, const Config& config, std::vector<Doc
                   bwrap + " (" + version + ")" + (new_enough ? ", has --disable-userns" : ""),
                   "cordon needs bubblewrap >= 0.8.0 for --disable-userns"});
 
-  auto userns = run_capture({bwrap, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--",
-                             "/bin/true"});
-  rows.push_back({userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
-                  userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones"
-                                        : first_line(userns.output),
-                  "enable unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 "
-                  "and user.max_user_namespaces > 0 (in a container: allow unshare/clone in its seccomp profile)"});
+  auto userns = run_capture({bwrap, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--", "/bin/true"});
+  rows.push_back(
+      {userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
+       userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones" : first_line(userns.output),
+       "enable unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 "
+       "and user.max_user_namespaces > 0 (in a container: allow unshare/clone in its seccomp profile)"});
 
-  auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc",
-                           "/proc", "--dev", "/dev", "--", "/bin/true"});
+  auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev",
+                           "/dev", "--", "/bin/true"});
   bool proc_ok = proc.exit_code == 0;
-  DoctorStatus proc_status = proc_ok ? DoctorStatus::Pass
+  DoctorStatus proc_status = proc_ok                                 ? DoctorStatus::Pass
                              : config.proc == ProcMode::HostReadOnly ? DoctorStatus::Warn
-                                                                      : DoctorStatus::Fail;
+                                                                     : DoctorStatus::Fail;
   rows.push_back({proc_status, "fresh /proc",
                   proc_ok ? "a new pid namespace can mount its own /proc" : first_line(proc.output),
                   "a nested container refuses proc mounts: run it with --security-opt "
@@ -76,15 +74,15 @@ void check_bwrap(const std::string& bwrap, const Config& config, std::vector<Doc
 
 void check_seccomp(std::vector<DoctorRow>& rows) {
   std::string actions = read_text_file("/proc/sys/kernel/seccomp/actions_avail");
-  bool kernel_ok = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
-                   actions.find("errno") != std::string::npos &&
+  bool kernel_ok = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 && actions.find("errno") != std::string::npos &&
                    actions.find("kill_process") != std::string::npos;
   std::string detail;
   bool compiled = false;
   try {
     UniqueFd fd = compile_to_memfd(seccomp::build_rules({}));
     compiled = fd.valid();
-    detail = "filter compiles (" + std::to_string(seccomp::build_rules({}).size()) + " rules); kernel actions: " + first_line(actions);
+    detail = "filter compiles (" + std::to_string(seccomp::build_rules({}).size()) +
+             " rules); kernel actions: " + first_line(actions);
   } catch (const Error& e) {
     detail = e.what();
   }
@@ -129,7 +127,7 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
       if (!placed.why_not.empty())
         placed.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";
     }
-    DoctorStatus status = placed.why_not.empty() ? DoctorStatus::Pass
+    DoctorStatus status = placed.why_not.empty()   ? DoctorStatus::Pass
                           : configured && !lenient ? DoctorStatus::Fail
                                                    : DoctorStatus::Warn;
     std::string detail = placed.why_not.empty()
@@ -150,9 +148,9 @@ const char* label(DoctorStatus s) {
 
 std::vector<DoctorRow> run_doctor(const Config& config) {
   std::vector<DoctorRow> rows;
-  rows.push_back({DoctorStatus::Pass, "configuration",
-                  config.file_found ? config.source_path + " is valid"
-                                    : config.source_path + " absent: built-in defaults", ""});
+  rows.push_back(
+      {DoctorStatus::Pass, "configuration",
+       config.file_found ? config.source_path + " is valid" : config.source_path + " absent: built-in defaults", ""});
   check_bwrap(find_system_binary("bwrap"), config, rows);
   check_seccomp(rows);
   check_network(config, rows);
@@ -167,7 +165,9 @@ int print_doctor(const std::vector<DoctorRow>& rows, bool json) {
   if (json) {
     Json checks = Json::array();
     for (const auto& r : rows)
-      checks.push_back({{"name", bytes_json(r.name)}, {"status", label(r.status)}, {"detail", bytes_json(r.detail)},
+      checks.push_back({{"name", bytes_json(r.name)},
+                        {"status", label(r.status)},
+                        {"detail", bytes_json(r.detail)},
                         {"fix", bytes_json(r.status == DoctorStatus::Pass ? "" : r.fix)}});
     Json document{{"format", "cordon-doctor"}, {"version", 1}, {"checks", checks}, {"fail", fails}};
     std::fputs((dump_line(document) + "\n").c_str(), stdout);

@@ -22,7 +22,8 @@ std::string random_suffix() {
   unsigned char bytes[6] = {};
   if (::getrandom(bytes, sizeof bytes, 0) != sizeof bytes) throw Error(errno_text("getrandom", errno));
   char out[16];
-  std::snprintf(out, sizeof out, "%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]);
+  std::snprintf(out, sizeof out, "%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1], bytes[2], bytes[3], bytes[4],
+                bytes[5]);
   return out;
 }
 
@@ -81,9 +82,9 @@ ProbeBait::~ProbeBait() {
 }
 
 std::vector<std::string> ProbeBait::probe_args() const {
-  std::vector<std::string> args = {"--target-pid", std::to_string(::getpid()) + ":" + own_start_time(),
+  std::vector<std::string> args = {"--target-pid",         std::to_string(::getpid()) + ":" + own_start_time(),
                                    "--host-loopback-port", std::to_string(loopback_port_),
-                                   "--host-abstract", abstract_name_};
+                                   "--host-abstract",      abstract_name_};
   for (const auto& c : canaries_) args.insert(args.end(), {"--canary", c});
   return args;
 }

@@ -31,8 +31,7 @@ void check_name(const std::string& agent) {
 
 void require_root(const char* what) {
   if (::geteuid() != 0)
-    throw Error(std::string("cordon shim ") + what + " changes system directories and needs root",
-                "run it with sudo");
+    throw Error(std::string("cordon shim ") + what + " changes system directories and needs root", "run it with sudo");
 }
 
 // Atomic file write with `mode`.
@@ -84,14 +83,20 @@ std::vector<std::string> agent_search_dirs(const ShimPaths& paths) {
 
 std::string render_shim(const std::string& agent, const ShimPaths& paths) {
   const std::string real = paths.agents_dir + "/" + agent;
-  return "#!/bin/sh\n" + std::string(kShimMarker) + agent + "\n"
-         "# Runs the real binary inside a cordon sandbox. Remove with: cordon shim remove --agent " + agent + "\n"
-         "real=" + shell_quote(real) + "\n"
+  return "#!/bin/sh\n" + std::string(kShimMarker) + agent +
+         "\n"
+         "# Runs the real binary inside a cordon sandbox. Remove with: cordon shim remove --agent " +
+         agent +
+         "\n"
+         "real=" +
+         shell_quote(real) +
+         "\n"
          "# Already inside a sandbox (sentinel and the launcher's session file): never nest.\n"
          "if [ \"${IS_SANDBOX:-}\" = 1 ] && [ -r /run/cordon/session ]; then\n"
          "  exec \"$real\" \"$@\"\n"
          "fi\n"
-         "exec " + shell_quote(paths.cordon) + " run --agent " + agent + " -- \"$real\" \"$@\"\n";
+         "exec " +
+         shell_quote(paths.cordon) + " run --agent " + agent + " -- \"$real\" \"$@\"\n";
 }
 
 void shim_install(const std::string& agent, const std::string& binary, const ShimPaths& paths) {
@@ -101,7 +106,8 @@ void shim_install(const std::string& agent, const std::string& binary, const Shi
   const std::string real = paths.agents_dir + "/" + agent;
   const std::string record = real + ".shim";
   if (::access(record.c_str(), F_OK) == 0)
-    throw Error(agent + " is already shimmed", "see `cordon shim status`; `cordon shim remove --agent " + agent + "` undoes it");
+    throw Error(agent + " is already shimmed",
+                "see `cordon shim status`; `cordon shim remove --agent " + agent + "` undoes it");
 
   std::string original = binary;
   if (original.empty())

@@ -22,8 +22,10 @@ std::string home_summary(const SessionIntent& s) {
 
 std::string network_summary(const SessionIntent& s) {
   if (!s.network.jailed()) return "NOT CONFINED: host network (egress jail disabled)";
-  return "egress jail: " + std::to_string(s.network.blackholes.size()) + " private/connected ranges blackholed, "
-         "link-local unreachable, " + std::to_string(s.network.allow.size()) + " allowed IPs, DNS via " + s.network.dns_forward;
+  return "egress jail: " + std::to_string(s.network.blackholes.size()) +
+         " private/connected ranges blackholed, "
+         "link-local unreachable, " +
+         std::to_string(s.network.allow.size()) + " allowed IPs, DNS via " + s.network.dns_forward;
 }
 
 // 268435456 -> "256 MiB"; 1500 -> "1500 B".
@@ -72,8 +74,9 @@ std::string limits_summary(const SessionIntent& s) {
 
 std::string render_status(const StatusView& v) {
   const SessionIntent& s = v.intent;
-  std::string first = v.inside ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
-                               : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
+  std::string first = v.inside
+                          ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
+                          : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
   if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
   std::string out = first + "\n";
   out += "  workspace    " + s.workspace + " rw\n";
@@ -83,13 +86,16 @@ std::string render_status(const StatusView& v) {
   out += "  network      " + network_summary(s) + "\n";
   out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
   out += "  limits       " + limits_summary(s) + "\n";
-  out += "  config       " + s.config.path + (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")") + "\n";
+  out += "  config       " + s.config.path +
+         (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")") + "\n";
   out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
   return out;
 }
 
 std::string render_status_json(const StatusView& v) {
-  Json document{{"format", kStatusFormat}, {"version", kStatusVersion}, {"inside_sandbox", v.inside},
+  Json document{{"format", kStatusFormat},
+                {"version", kStatusVersion},
+                {"inside_sandbox", v.inside},
                 {"config_fixed", v.intent.config.path == v.intent.config.fixed_path}};
   document.update(intent_json(v.intent));
   return dump_line(document) + "\n";

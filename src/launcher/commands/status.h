@@ -16,7 +16,7 @@ inline constexpr int kStatusVersion = 1;
 
 struct StatusView {
   bool inside = false;   // read from /run/cordon/session inside a sandbox
-  SessionIntent intent;   // what is (or would be) enforced
+  SessionIntent intent;  // what is (or would be) enforced
 };
 
 std::string render_status(const StatusView& view);

@@ -7,12 +7,9 @@
 namespace cordon {
 namespace {
 
-void add(std::vector<std::string>& args, std::initializer_list<std::string> items) {
-  args.insert(args.end(), items);
-}
+void add(std::vector<std::string>& args, std::initializer_list<std::string> items) { args.insert(args.end(), items); }
 
 }  // namespace
-
 
 std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
   int fd = next_fd++;
@@ -32,8 +29,8 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
     if (path_within(parent, covered)) return {};
   // A home of "/" masks nothing and so covers nothing here.
   if (facts.home != "/" && path_within(parent, facts.home)) return {};
-  for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot",
-                             "/proc", "/sys", "/dev", "/snap", "/nix"})
+  for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot", "/proc",
+                             "/sys", "/dev", "/snap", "/nix"})
     if (path_within(parent, system)) return {};
   if (parent == "/opt" || parent == "/var") return {};
   return parent;

@@ -15,9 +15,9 @@ namespace cordon {
 // A file whose content the launcher generates, handed to bwrap as a sealed memfd at a planned
 // descriptor number (--ro-bind-data FD DEST): no temporary file touches the host.
 struct DataFile {
-  std::string dest;     // path inside the sandbox
+  std::string dest;  // path inside the sandbox
   std::string content;
-  int fd = -1;          // planned descriptor number in the bwrap child
+  int fd = -1;  // planned descriptor number in the bwrap child
 };
 
 // Hands out planned descriptor numbers in order.
@@ -33,8 +33,8 @@ struct DataFiles {
 std::string siblings_mask(const Config& config, const HostFacts& facts);
 
 struct MountPlan {
-  std::vector<std::string> args;       // bwrap arguments, in order
-  std::vector<std::string> writable;   // host paths bound read-write
+  std::vector<std::string> args;      // bwrap arguments, in order
+  std::vector<std::string> writable;  // host paths bound read-write
 };
 
 // `session_args` (the generated files under

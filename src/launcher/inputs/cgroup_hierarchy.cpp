@@ -13,9 +13,9 @@ namespace {
 
 // The cgroup v1 controllers; anything else in a v1 mount's options or in /proc/self/cgroup
 // ("name=systemd", "noprefix", "favordynmods", ...) is not a controller.
-const std::set<std::string> kV1Controllers = {"blkio",   "cpu",   "cpuacct", "cpuset",  "debug",
-                                              "devices", "freezer", "hugetlb", "memory", "misc",
-                                              "net_cls", "net_prio", "perf_event", "pids", "rdma"};
+const std::set<std::string> kV1Controllers = {"blkio",   "cpu",      "cpuacct",    "cpuset", "debug",
+                                              "devices", "freezer",  "hugetlb",    "memory", "misc",
+                                              "net_cls", "net_prio", "perf_event", "pids",   "rdma"};
 
 // The controllers in a comma-separated list (a v1 mount's superblock options, or the second
 // field of a /proc/self/cgroup line).
@@ -83,14 +83,15 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
       chosen = &m;
       chosen_dir = dir;
     }
-    if (chosen) out.push_back({v2 ? Version::V2 : Version::V1, chosen_dir, v2 ? std::set<std::string>{} : listed, false});
+    if (chosen)
+      out.push_back({v2 ? Version::V2 : Version::V1, chosen_dir, v2 ? std::set<std::string>{} : listed, false});
   }
   return out;
 }
 
 std::vector<Hierarchy> gather_hierarchies() {
-  std::vector<Hierarchy> found =
-      locate_hierarchies(read_text_file("/proc/self/cgroup"), parse_mountinfo(read_text_file("/proc/self/mountinfo")));
+  std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"),
+                                                    parse_mountinfo(read_text_file("/proc/self/mountinfo")));
   for (auto& h : found) {
     if (h.version == Version::V2) h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;

@@ -1,11 +1,11 @@
 #include "launcher/inputs/config.h"
 
 #include <arpa/inet.h>
+#include <toml++/toml.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "common/error.h"
 #include "common/ipv4.h"
@@ -23,8 +23,8 @@ struct Origin {
   }
 };
 
-[[noreturn]] void fail_at(const Origin& origin, const toml::source_region& where,
-                          const std::string& key, const std::string& problem) {
+[[noreturn]] void fail_at(const Origin& origin, const toml::source_region& where, const std::string& key,
+                          const std::string& problem) {
   throw ConfigError(origin.at(where) + ": " + key + ": " + problem);
 }
 
@@ -67,12 +67,11 @@ long long as_non_negative(const Origin& o, const toml::node& node, const std::st
   return value;
 }
 
-using ItemCheck = void (*)(const Origin&, const toml::node&, const std::string& key,
-                           const std::string& value);
+using ItemCheck = void (*)(const Origin&, const toml::node&, const std::string& key, const std::string& value);
 
 // An array of unique strings, each validated by `check`.
-std::vector<std::string> as_string_list(const Origin& o, const toml::node& node,
-                                        const std::string& key, ItemCheck check) {
+std::vector<std::string> as_string_list(const Origin& o, const toml::node& node, const std::string& key,
+                                        ItemCheck check) {
   if (!node.is_array()) fail(o, node, key, "expected an array of strings, found " + type_name(node));
   std::vector<std::string> out;
   std::set<std::string> seen;
@@ -93,21 +92,17 @@ bool has_dot_dot(const std::string& path) {
   return false;
 }
 
-void check_absolute(const Origin& o, const toml::node& n, const std::string& key,
-                    const std::string& v) {
+void check_absolute(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   if (v.empty() || v[0] != '/') fail(o, n, key, "\"" + v + "\" must be an absolute path");
   if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must not contain '..'");
 }
 
-void check_home_entry(const Origin& o, const toml::node& n, const std::string& key,
-                      const std::string& v) {
-  if (v.empty() || v[0] == '/')
-    fail(o, n, key, "\"" + v + "\" must be a path relative to $HOME");
+void check_home_entry(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
+  if (v.empty() || v[0] == '/') fail(o, n, key, "\"" + v + "\" must be a path relative to $HOME");
   if (has_dot_dot(v) || v == ".") fail(o, n, key, "\"" + v + "\" must stay inside $HOME");
 }
 
-void check_env_name(const Origin& o, const toml::node& n, const std::string& key,
-                    const std::string& v) {
+void check_env_name(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   std::string name = v;
   if (!name.empty() && name.back() == '*') name.pop_back();  // prefix pattern
   bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
@@ -115,8 +110,7 @@ void check_env_name(const Origin& o, const toml::node& n, const std::string& key
   if (!ok) fail(o, n, key, "\"" + v + "\" is not an environment variable name (or NAME_* prefix)");
 }
 
-void check_ip_or_cidr(const Origin& o, const toml::node& n, const std::string& key,
-                      const std::string& v) {
+void check_ip_or_cidr(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   std::string problem;
   if (!parse_ipv4_cidr(v, &problem)) fail(o, n, key, "\"" + v + "\": " + problem);
 }
@@ -134,8 +128,7 @@ void only_keys(const Origin& o, const toml::table& table, const std::string& sec
   }
 }
 
-void check_limit_name(const Origin& o, const toml::node& n, const std::string& key,
-                      const std::string& v) {
+void check_limit_name(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   if (!find_limit_key(v)) fail(o, n, key, "\"" + v + "\" is not a limit name");
 }
 
@@ -155,8 +148,7 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
 }
 
 void apply(const Origin& o, const toml::table& root, Config& c) {
-  only_keys(o, root, "", {"workspace", "environment", "home", "filesystem", "git", "network",
-                          "limits", "agents"});
+  only_keys(o, root, "", {"workspace", "environment", "home", "filesystem", "git", "network", "limits", "agents"});
   if (auto* n = root.get("workspace")) {
     const auto& t = as_table(o, *n, "workspace");
     only_keys(o, t, "workspace", {"root", "hide_siblings"});
@@ -272,8 +264,8 @@ Config parse_config(const std::string& text, const std::string& source_name) {
     root = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw ConfigError(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
-                      ": " + std::string(e.description()));
+    throw ConfigError(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                      std::string(e.description()));
   }
   Origin origin{source_name};
   apply(origin, root, c);
@@ -298,12 +290,10 @@ Config load_config(const std::string& path) {
 
 std::vector<std::string> config_schema_keys() {
   std::vector<std::string> keys = {
-      "workspace.root",        "workspace.hide_siblings", "environment.allow",     "environment.deny",
-      "home.keep",             "filesystem.writable",   "filesystem.masks",
-      "filesystem.proc",       "git.name",              "git.email",
-      "network.egress_jail",   "network.allow_ip",      "network.dns_forward",
-      "agents.*.binary",       "agents.*.home",         "agents.*.env",
-      "agents.*.allow_ptrace"};
+      "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny", "home.keep",
+      "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",         "git.email",
+      "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",  "agents.*.home",
+      "agents.*.env",        "agents.*.allow_ptrace"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.push_back("limits.best_effort");
   return keys;

@@ -12,11 +12,11 @@ namespace cordon {
 // One agent profile: what a named agent needs inside the sandbox.
 struct AgentProfile {
   std::string name;
-  std::string binary;                 // absolute path of the real agent binary; empty = none
-  std::vector<std::string> home;      // entries relative to $HOME bound back read-write
-  std::vector<std::string> env;       // extra environment names this agent needs
-  bool allow_ptrace = false;          // let debuggers inside the sandbox use ptrace
-  bool builtin = false;               // shipped profile: binary defaults to libexec/cordon/agents/NAME
+  std::string binary;             // absolute path of the real agent binary; empty = none
+  std::vector<std::string> home;  // entries relative to $HOME bound back read-write
+  std::vector<std::string> env;   // extra environment names this agent needs
+  bool allow_ptrace = false;      // let debuggers inside the sandbox use ptrace
+  bool builtin = false;           // shipped profile: binary defaults to libexec/cordon/agents/NAME
 };
 
 // The shipped profiles: claude, codex, gemini and generic.
@@ -25,12 +25,12 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles();
 enum class ProcMode { Fresh, HostReadOnly };
 
 struct Config {
-  std::string source_path;            // file it was read from ("" = built-in defaults)
+  std::string source_path;  // file it was read from ("" = built-in defaults)
   bool file_found = false;
 
   // [workspace]
-  std::string workspace_root;         // "" = the current directory at launch
-  bool hide_siblings = true;          // tmpfs over the workspace's parent (other projects)
+  std::string workspace_root;  // "" = the current directory at launch
+  bool hide_siblings = true;   // tmpfs over the workspace's parent (other projects)
 
   // [environment]
   std::vector<std::string> env_allow;  // extra names (a trailing '*' matches a prefix)
@@ -40,8 +40,8 @@ struct Config {
   std::vector<std::string> home_keep_ro;  // entries bound back read-only for every profile
 
   // [filesystem]
-  std::vector<std::string> writable;      // absolute paths bound read-write after the masks
-  std::vector<std::string> extra_masks;   // absolute file paths masked with /dev/null
+  std::vector<std::string> writable;     // absolute paths bound read-write after the masks
+  std::vector<std::string> extra_masks;  // absolute file paths masked with /dev/null
   ProcMode proc = ProcMode::Fresh;
 
   // [git]
@@ -50,8 +50,8 @@ struct Config {
 
   // [network]
   bool egress_jail = true;
-  std::vector<std::string> allow_ip;      // IPv4 addresses or CIDRs, validated
-  std::string dns_forward = "auto";       // "auto" or an IPv4 address
+  std::vector<std::string> allow_ip;  // IPv4 addresses or CIDRs, validated
+  std::string dns_forward = "auto";   // "auto" or an IPv4 address
 
   // [limits]
   std::map<std::string, long long> limits;

@@ -30,8 +30,8 @@ const std::string* HostFacts::env_value(const std::string& name) const {
   return nullptr;
 }
 
-std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request,
-                                         const std::string& home, const std::string& cwd) {
+std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request, const std::string& home,
+                                         const std::string& cwd) {
   std::vector<std::string> paths = {"/run/user", "/run/secrets", "/proc/sysrq-trigger", home};
   for (const auto& m : system_credential_files()) paths.push_back(m);
   for (const auto& m : config.extra_masks) paths.push_back(m);
@@ -63,8 +63,7 @@ std::pair<std::string, std::string> parse_git_identity(const std::string& text) 
     std::string key = trim(line.substr(0, eq));
     for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string value = trim(line.substr(eq + 1));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
     if (key == "name") name = value;
     if (key == "email") email = value;
   }
@@ -90,20 +89,20 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
 
   char cwd[PATH_MAX];
   f.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
-  f.workspace_asked = !request.workspace.empty() ? request.workspace
+  f.workspace_asked = !request.workspace.empty()       ? request.workspace
                       : !config.workspace_root.empty() ? config.workspace_root
                                                        : f.cwd;
   f.workspace = real_path(f.workspace_asked);
 
   for (const auto& path : candidate_paths(config, request, f.home, f.cwd)) {
-    struct stat st{};
+    struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) continue;
     f.existing_paths.insert(path);
     if (S_ISDIR(st.st_mode)) f.directories.insert(path);
   }
   if (!f.workspace.empty()) {
     f.existing_paths.insert(f.workspace);
-    struct stat st{};
+    struct stat st {};
     if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
   }
 
@@ -137,7 +136,8 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   // Only a configured memory/pids budget needs them; the launch path stays lean otherwise.
   bool budgets = false;
   for (const auto& [key, value] : config.limits) budgets = budgets || !cgroup::controller_for(key).empty();
-  for (const auto& item : request.limit_overrides) budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
+  for (const auto& item : request.limit_overrides)
+    budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
   if (budgets) f.cgroups = cgroup::gather_hierarchies();
 
   char target[PATH_MAX];

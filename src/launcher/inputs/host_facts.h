@@ -16,10 +16,10 @@
 namespace cordon {
 
 struct LaunchRequest {
-  std::string workspace;              // --workspace, "" = config or cwd
-  std::string agent;                  // --agent, "" = "generic"
-  std::vector<std::string> command;   // after "--"
-  std::string config_path;            // the file the config came from
+  std::string workspace;                     // --workspace, "" = config or cwd
+  std::string agent;                         // --agent, "" = "generic"
+  std::vector<std::string> command;          // after "--"
+  std::string config_path;                   // the file the config came from
   std::vector<std::string> limit_overrides;  // --limit NAME=VALUE (may only lower)
 };
 
@@ -29,19 +29,19 @@ struct HostFacts {
   std::string user;
   std::string home;
   std::string cwd;
-  std::string workspace;       // the chosen workspace, resolved (realpath); "" if it does not exist
-  std::string workspace_asked; // as given, for error messages
+  std::string workspace;        // the chosen workspace, resolved (realpath); "" if it does not exist
+  std::string workspace_asked;  // as given, for error messages
   std::vector<std::pair<std::string, std::string>> env;  // the launcher's environment
   std::set<std::string> existing_paths;                  // every candidate path that exists
   std::set<std::string> directories;                     // the subset that are directories
   std::string bwrap_path;                                // "" = not found
   std::string libexec_dir;
-  std::string git_user_name;   // from the host's git config, if any
+  std::string git_user_name;  // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
-  std::string resolv_conf_target;  // set when /etc/resolv.conf links into /run
-  std::vector<cgroup::Hierarchy> cgroups;  // the launcher's own cgroup hierarchies
-  std::string last_verify;           // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
+  std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run
+  std::vector<cgroup::Hierarchy> cgroups;         // the launcher's own cgroup hierarchies
+  std::string last_verify;                        // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }
@@ -49,8 +49,8 @@ struct HostFacts {
 };
 
 // The paths whose existence the plan asks about for this config and request.
-std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request,
-                                         const std::string& home, const std::string& cwd);
+std::vector<std::string> candidate_paths(const Config& config, const LaunchRequest& request, const std::string& home,
+                                         const std::string& cwd);
 
 HostFacts gather_host_facts(const Config& config, const LaunchRequest& request);
 

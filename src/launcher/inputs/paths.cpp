@@ -1,8 +1,9 @@
 #include "launcher/inputs/paths.h"
 
+#include <unistd.h>
+
 #include <climits>
 #include <cstdlib>
-#include <unistd.h>
 
 #include "common/build_config.h"
 

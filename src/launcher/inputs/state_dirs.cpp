@@ -8,15 +8,15 @@
 
 namespace cordon {
 
-std::string sessions_dir(uid_t uid, const std::string& home, const std::string* xdg,
-                         const std::string& workspace) {
+std::string sessions_dir(uid_t uid, const std::string& home, const std::string* xdg, const std::string& workspace) {
   if (uid == 0) return "/var/lib/cordon/sessions";
   bool usable = xdg && !xdg->empty() && (*xdg)[0] == '/' && !path_within(*xdg, workspace);
   return (usable ? *xdg : home + "/.local/state") + "/cordon/sessions";
 }
 
 void record_last_verify(const std::string& dir, int battery_exit_code) {
-  std::string line = (battery_exit_code == 0 ? std::string("PASS") : "FAIL (" + std::to_string(battery_exit_code) + ")") +
+  std::string line = (battery_exit_code == 0 ? std::string("PASS")
+                                             : "FAIL (" + std::to_string(battery_exit_code) + ")") +
                      " at " + utc_now() + "\n";
   std::ofstream out(dir + "/../last-verify", std::ios::trunc);
   out << line;

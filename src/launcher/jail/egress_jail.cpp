@@ -27,8 +27,8 @@ constexpr int kGoTimeoutMs = 15000;  // the holder outwaits the launcher's pasta
 constexpr int kLeftoverTimeoutMs = 2000;
 
 const std::string& fix_report() {
-  static const std::string fix =
-      "nothing ran. Check the message above; or, to run without network confinement, " + egress_jail_opt_out();
+  static const std::string fix = "nothing ran. Check the message above; or, to run without network confinement, " +
+                                 egress_jail_opt_out();
   return fix;
 }
 
@@ -115,7 +115,8 @@ void EgressJail::in_child() {
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
     throw Error(errno_text("egress jail: creating the user and network namespaces (unshare)", errno),
                 "enable user namespaces (user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1; "
-                "in a container allow unshare/clone in its seccomp profile); or " + egress_jail_opt_out());
+                "in a container allow unshare/clone in its seccomp profile); or " +
+                    egress_jail_opt_out());
   // Our own ids, 1:1: works unprivileged and as root; bwrap nests its own mapping on top.
   write_proc("/proc/self/setgroups", "deny");
   write_proc("/proc/self/uid_map", std::to_string(uid_) + " " + std::to_string(uid_) + " 1\n");
@@ -126,8 +127,7 @@ void EgressJail::in_child() {
     case Signal::Got: break;
     // The launcher gave up and reports why itself; a second report here would hide it.
     case Signal::Closed: ::_exit(kExitLaunchRefused);
-    case Signal::TimedOut:
-      throw Error("egress jail: the launcher never confirmed that pasta attached", fix_report());
+    case Signal::TimedOut: throw Error("egress jail: the launcher never confirmed that pasta attached", fix_report());
   }
   program_jail_network(plan_);
   send_byte(to_parent_write_.get(), 'R');
@@ -151,8 +151,10 @@ void EgressJail::after_fork(pid_t child) {
     Signal routes = await_byte(to_parent_read_.get(), 'R', kRoutesTimeoutMs);
     if (routes == Signal::TimedOut)
       throw Error("egress jail: the holder did not finish programming the routes within " +
-                      std::to_string(kRoutesTimeoutMs / 1000) + " s", fix_report());
-    if (routes != Signal::Got) throw Error("egress jail: the holder stopped before its routes were verified", fix_report());
+                      std::to_string(kRoutesTimeoutMs / 1000) + " s",
+                  fix_report());
+    if (routes != Signal::Got)
+      throw Error("egress jail: the holder stopped before its routes were verified", fix_report());
   } catch (...) {
     pasta_.reset();  // ends pasta, removes its temp dir
     throw;
@@ -166,7 +168,8 @@ void EgressJail::after_exit() {
   if (netns_ino_) {
     std::string pids = processes_left_in_namespace(netns_dev_, netns_ino_, kLeftoverTimeoutMs);
     if (!pids.empty())
-      problems += std::string(problems.empty() ? "" : "; ") + "processes still in the sandbox's network namespace: " + pids;
+      problems += std::string(problems.empty() ? "" : "; ") +
+                  "processes still in the sandbox's network namespace: " + pids;
   }
   if (!problems.empty())
     throw Error("egress jail: teardown incomplete: " + problems,

@@ -55,11 +55,11 @@ class EgressJail : public LaunchStage {
   std::string pasta_path_;
   uid_t uid_;
   gid_t gid_;
-  UniqueFd to_child_read_, to_child_write_;      // launcher -> holder: "G"
-  UniqueFd to_parent_read_, to_parent_write_;    // holder -> launcher: "N", "R"
-  std::unique_ptr<Pasta> pasta_;                 // attached in after_fork, ended in after_exit
-  dev_t netns_dev_ = 0;                          // the holder's network namespace, to check
-  ino_t netns_ino_ = 0;                          // at teardown that nothing still uses it
+  UniqueFd to_child_read_, to_child_write_;    // launcher -> holder: "G"
+  UniqueFd to_parent_read_, to_parent_write_;  // holder -> launcher: "N", "R"
+  std::unique_ptr<Pasta> pasta_;               // attached in after_fork, ended in after_exit
+  dev_t netns_dev_ = 0;                        // the holder's network namespace, to check
+  ino_t netns_ino_ = 0;                        // at teardown that nothing still uses it
 };
 
 }  // namespace cordon::jail

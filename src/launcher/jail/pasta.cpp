@@ -25,8 +25,8 @@ constexpr int kPastaTimeoutMs = 10000;
 constexpr int kPastaExitTimeoutMs = 2000;
 
 const std::string& fix_report() {
-  static const std::string fix =
-      "nothing ran. Check the message above; or, to run without network confinement, " + egress_jail_opt_out();
+  static const std::string fix = "nothing ran. Check the message above; or, to run without network confinement, " +
+                                 egress_jail_opt_out();
   return fix;
 }
 
@@ -63,9 +63,9 @@ class NotASubreaper {
 // address goes to the host's resolver.
 std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder, const std::string& dns_forward,
                                     const std::string& pid_file) {
-  std::vector<std::string> args = {pasta_path, "--config-net", "-4", "-t", "none", "-u", "none", "-T", "none",
-                                   "-U", "none", "--no-map-gw", "--dns-forward", dns_forward,
-                                   "-P", pid_file, "-q"};
+  std::vector<std::string> args = {pasta_path,      "--config-net", "-4",   "-t",     "none", "-u",
+                                   "none",          "-T",           "none", "-U",     "none", "--no-map-gw",
+                                   "--dns-forward", dns_forward,    "-P",   pid_file, "-q"};
   // As root pasta would switch to "nobody", who cannot enter the holder's user namespace.
   if (::geteuid() == 0) args.insert(args.end(), {"--runas", "0"});
   args.push_back(std::to_string(holder));
@@ -91,7 +91,8 @@ std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder,
 
 void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string& dns_forward) {
   char dir_template[] = "/tmp/cordon-jail-XXXXXX";
-  if (!::mkdtemp(dir_template)) throw Error(errno_text("egress jail: mkdtemp /tmp/cordon-jail-XXXXXX", errno), fix_report());
+  if (!::mkdtemp(dir_template))
+    throw Error(errno_text("egress jail: mkdtemp /tmp/cordon-jail-XXXXXX", errno), fix_report());
   temp_dir_ = dir_template;
   const std::string pid_file = temp_dir_ + "/pasta.pid";
   const std::string log_file = temp_dir_ + "/pasta.log";
@@ -130,7 +131,8 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
 
   adopt_daemon(pid_file);
   if (!pidfd_.valid())
-    throw Error("egress jail: pasta reported success but its process (pid file " + pid_file + ") is not running", fix_report());
+    throw Error("egress jail: pasta reported success but its process (pid file " + pid_file + ") is not running",
+                fix_report());
 }
 
 void Pasta::adopt_daemon(const std::string& pid_file) {
@@ -156,7 +158,8 @@ std::string Pasta::stop() {
   if (!temp_dir_.empty()) {
     for (const char* name : {"/pasta.pid", "/pasta.log"}) ::unlink((temp_dir_ + name).c_str());
     if (::rmdir(temp_dir_.c_str()) != 0 && errno != ENOENT)
-      problems += std::string(problems.empty() ? "" : "; ") + errno_text("temp dir " + temp_dir_ + " left behind", errno);
+      problems += std::string(problems.empty() ? "" : "; ") +
+                  errno_text("temp dir " + temp_dir_ + " left behind", errno);
     temp_dir_.clear();
   }
   return problems;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/ipv4.h"
 #include "common/error.h"
+#include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/network_opt_out.h"
 
@@ -45,25 +45,30 @@ std::string choose_forwarder(const Config& config, const NetworkFacts& facts, co
       uint32_t a = *parse_ipv4_address(candidate, nullptr);
       if (!covered(a, facts.connected) && !covered(a, blocked)) return candidate;
     }
-    throw Error("egress jail: every automatic DNS forwarder address (192.0.2.53, 198.51.100.53, 203.0.113.53) "
-                "lies inside a connected subnet or a blocked prefix of this host",
-                "set [network] dns_forward to an unused public-looking address outside the host's subnets " +
-                    opt_out(config),
-                kExitConfigError);
+    throw Error(
+        "egress jail: every automatic DNS forwarder address (192.0.2.53, 198.51.100.53, 203.0.113.53) "
+        "lies inside a connected subnet or a blocked prefix of this host",
+        "set [network] dns_forward to an unused public-looking address outside the host's subnets " + opt_out(config),
+        kExitConfigError);
   }
   std::string problem;
   auto a = parse_ipv4_address(config.dns_forward, &problem);
-  if (!a) throw Error("network.dns_forward \"" + config.dns_forward + "\": " + problem, "use \"auto\" or an IPv4 address", kExitConfigError);
+  if (!a)
+    throw Error("network.dns_forward \"" + config.dns_forward + "\": " + problem, "use \"auto\" or an IPv4 address",
+                kExitConfigError);
   std::string why;
   if (special(*a)) why = "is a loopback, multicast or reserved address";
-  else if (covered(*a, facts.connected)) why = "lies inside a subnet this host is connected to (it would shadow a neighbour)";
+  else if (covered(*a, facts.connected))
+    why = "lies inside a subnet this host is connected to (it would shadow a neighbour)";
   else if (covered(*a, blocked))
-    why = "lies inside a blocked prefix (pasta forwards every other port of the forwarder address to the real "
-          "network, so punching it would open that host)";
+    why =
+        "lies inside a blocked prefix (pasta forwards every other port of the forwarder address to the real "
+        "network, so punching it would open that host)";
   if (!why.empty())
-    throw Error("network.dns_forward " + config.dns_forward + " " + why,
-                "use dns_forward = \"auto\", or an address from 198.51.100.0/24 or 203.0.113.0/24 outside the host's subnets",
-                kExitConfigError);
+    throw Error(
+        "network.dns_forward " + config.dns_forward + " " + why,
+        "use dns_forward = \"auto\", or an address from 198.51.100.0/24 or 203.0.113.0/24 outside the host's subnets",
+        kExitConfigError);
   return config.dns_forward;
 }
 
@@ -72,9 +77,10 @@ std::string choose_forwarder(const Config& config, const NetworkFacts& facts, co
 JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
   std::string problem;
   if (facts.default_gateway.empty())
-    throw Error("egress jail: this host has no IPv4 default route with a gateway, so the jail has nothing to "
-                "forward through",
-                "configure a default route (ip route add default via GATEWAY) " + opt_out(config));
+    throw Error(
+        "egress jail: this host has no IPv4 default route with a gateway, so the jail has nothing to "
+        "forward through",
+        "configure a default route (ip route add default via GATEWAY) " + opt_out(config));
   auto gateway = parse_ipv4_address(facts.default_gateway, &problem);
   if (!gateway) throw Error("egress jail: host default gateway \"" + facts.default_gateway + "\": " + problem);
 
@@ -85,10 +91,12 @@ JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
   std::vector<Ipv4Prefix> allowed;
   for (const auto& entry : config.allow_ip) {
     auto p = parse_ipv4_cidr(entry, &problem);
-    if (!p) throw Error("network.allow_ip \"" + entry + "\": " + problem, "fix " + config.source_path, kExitConfigError);
+    if (!p)
+      throw Error("network.allow_ip \"" + entry + "\": " + problem, "fix " + config.source_path, kExitConfigError);
     if (p->length == 0)
       throw Error("network.allow_ip contains 0.0.0.0/0, which would allow everything",
-                  "remove it; to run without network confinement " + egress_jail_opt_out(config.source_path), kExitConfigError);
+                  "remove it; to run without network confinement " + egress_jail_opt_out(config.source_path),
+                  kExitConfigError);
     add_unique(allowed, *p);
   }
 

@@ -6,28 +6,28 @@
 #include <string>
 #include <vector>
 
-#include "launcher/inputs/config.h"
 #include "common/egress_prefixes.h"
 #include "common/ipv4.h"
+#include "launcher/inputs/config.h"
 
 namespace cordon::jail {
 
 // What the host's network looks like (gathered over netlink dumps; nothing is sent).
 struct NetworkFacts {
-  std::vector<Ipv4Prefix> connected;   // subnets of the host's IPv4 addresses (non-loopback)
-  std::string default_gateway;         // IPv4 of the host's default route, "" if none
-  std::string default_interface;       // its interface name
-  std::vector<std::string> resolvers;  // nameserver lines of the host's /etc/resolv.conf
+  std::vector<Ipv4Prefix> connected;            // subnets of the host's IPv4 addresses (non-loopback)
+  std::string default_gateway;                  // IPv4 of the host's default route, "" if none
+  std::string default_interface;                // its interface name
+  std::vector<std::string> resolvers;           // nameserver lines of the host's /etc/resolv.conf
   std::vector<std::string> resolv_extra_lines;  // its search / options lines, kept as-is
 };
 
 struct JailPlan {
-  std::vector<Ipv4Prefix> blackholes;    // RFC1918, CGNAT, 168.63.129.16/32, connected subnets
-  std::vector<Ipv4Prefix> unreachable;   // 169.254.0.0/16
-  std::vector<Ipv4Prefix> allow;         // /32 punches: DNS forwarder + configured allow_ip
-  std::string gateway;                   // the namespace's gateway (as pasta configures it)
-  std::string dns_forward;               // the forwarder address the sandbox resolves through
-  std::string resolv_conf;               // content bound over /etc/resolv.conf
+  std::vector<Ipv4Prefix> blackholes;   // RFC1918, CGNAT, 168.63.129.16/32, connected subnets
+  std::vector<Ipv4Prefix> unreachable;  // 169.254.0.0/16
+  std::vector<Ipv4Prefix> allow;        // /32 punches: DNS forwarder + configured allow_ip
+  std::string gateway;                  // the namespace's gateway (as pasta configures it)
+  std::string dns_forward;              // the forwarder address the sandbox resolves through
+  std::string resolv_conf;              // content bound over /etc/resolv.conf
 };
 
 // The addresses `dns_forward = "auto"` tries, in this order: one per TEST-NET range

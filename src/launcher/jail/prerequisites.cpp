@@ -11,8 +11,8 @@
 
 #include "common/error.h"
 #include "common/network_opt_out.h"
-#include "launcher/jail/egress_jail.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/jail/egress_jail.h"
 
 namespace cordon::jail {
 namespace {
@@ -60,10 +60,12 @@ void check_user_namespaces(const Config& config) {
     throw Error("egress jail: unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)",
                 "sysctl -w kernel.unprivileged_userns_clone=1 (and persist it in /etc/sysctl.d)" + fix_tail);
   if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-    throw Error("egress jail: AppArmor restricts unprivileged user namespaces "
-                "(kernel.apparmor_restrict_unprivileged_userns = 1)",
-                "allow user namespaces for cordon with an AppArmor profile granting `userns`, or sysctl -w "
-                "kernel.apparmor_restrict_unprivileged_userns=0" + fix_tail);
+    throw Error(
+        "egress jail: AppArmor restricts unprivileged user namespaces "
+        "(kernel.apparmor_restrict_unprivileged_userns = 1)",
+        "allow user namespaces for cordon with an AppArmor profile granting `userns`, or sysctl -w "
+        "kernel.apparmor_restrict_unprivileged_userns=0" +
+            fix_tail);
 }
 
 }  // namespace

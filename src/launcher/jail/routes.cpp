@@ -17,7 +17,8 @@ namespace {
 
 std::string fix() {
   return "this is a bug or an unusual kernel; nothing ran. Report it with the message above, or, to run without "
-         "network confinement, " + egress_jail_opt_out();
+         "network confinement, " +
+         egress_jail_opt_out();
 }
 
 Error step_failed(const std::string& step, const std::string& detail) {
@@ -95,8 +96,8 @@ void program_jail_network(const JailPlan& plan) {
     if (!pasta_default || !pasta_default->oif)
       throw step_failed(step, "pasta configured no default route in the namespace");
     if (pasta_default->gateway != gateway)
-      throw step_failed(step, "pasta's gateway is " + ipv4_to_string(pasta_default->gateway) +
-                                  ", the plan expected " + plan.gateway + " (did the host's routes change?)");
+      throw step_failed(step, "pasta's gateway is " + ipv4_to_string(pasta_default->gateway) + ", the plan expected " +
+                                  plan.gateway + " (did the host's routes change?)");
     int oif = pasta_default->oif;
 
     step = "flushing the main table";
@@ -147,7 +148,8 @@ void verify_jail_network(netlink::Socket& nl, const std::vector<netlink::Route>&
     if (!seen[i]) note("missing route: " + expected[i].describe());
 
   // The kernel's defaults: local (0), main (32766), default (32767), no selectors.
-  const std::pair<uint32_t, uint32_t> defaults[] = {{0, RT_TABLE_LOCAL}, {32766, RT_TABLE_MAIN}, {32767, RT_TABLE_DEFAULT}};
+  const std::pair<uint32_t, uint32_t> defaults[] = {
+      {0, RT_TABLE_LOCAL}, {32766, RT_TABLE_MAIN}, {32767, RT_TABLE_DEFAULT}};
   std::vector<netlink::Rule> rules = nl.rules(AF_INET);
   bool rules_ok = rules.size() == 3;
   for (size_t i = 0; rules_ok && i < 3; ++i)

@@ -21,8 +21,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (f.workspace.empty())
     throw Error("workspace " + f.workspace_asked + " does not exist",
                 "create it, or pass --workspace DIR with an existing directory");
-  if (!f.is_dir(f.workspace))
-    throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+  if (!f.is_dir(f.workspace)) throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
@@ -48,13 +47,12 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
 }
 
 std::vector<std::string> namespace_args() {
-  return {"--unshare-user", "--unshare-pid",  "--unshare-ipc", "--unshare-uts",
-          "--hostname",     "cordon",         "--unshare-cgroup-try", "--disable-userns",
-          "--cap-drop",     "ALL",            "--die-with-parent"};
+  return {"--unshare-user",       "--unshare-pid",    "--unshare-ipc", "--unshare-uts", "--hostname",       "cordon",
+          "--unshare-cgroup-try", "--disable-userns", "--cap-drop",    "ALL",           "--die-with-parent"};
 }
 
 SessionIntent describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
-                             const EnvList& env, const std::vector<std::string>& writable) {
+                               const EnvList& env, const std::vector<std::string>& writable) {
   SessionIntent s;
   s.config.path = config.source_path;
   s.config.fixed_path = build::kConfigPath;
@@ -97,9 +95,8 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.agent = profile.name;
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
-  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
-                            config.limits_best_effort, facts.uid, facts.cgroups,
-                            config.source_path);
+  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides), config.limits_best_effort,
+                            facts.uid, facts.cgroups, config.source_path);
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
 

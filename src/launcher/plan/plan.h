@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "common/intent.h"
-#include "launcher/inputs/config.h"
+#include "launcher/budgets/limits.h"
 #include "launcher/env/env.h"
+#include "launcher/fs/mounts.h"
+#include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/jail/plan.h"
-#include "launcher/budgets/limits.h"
-#include "launcher/fs/mounts.h"
 #include "launcher/seccomp/policy.h"
 
 namespace cordon {
@@ -24,11 +24,11 @@ inline constexpr int kSeccompFd = 10;
 inline constexpr int kFirstDataFd = 11;
 
 struct SandboxPlan {
-  std::vector<std::string> argv;       // argv[0] is the bwrap binary
-  std::vector<DataFile> data_files;    // materialised as sealed memfds
-  seccomp::PolicyOptions seccomp;      // compiled to BPF at kSeccompFd
+  std::vector<std::string> argv;     // argv[0] is the bwrap binary
+  std::vector<DataFile> data_files;  // materialised as sealed memfds
+  seccomp::PolicyOptions seccomp;    // compiled to BPF at kSeccompFd
   EnvList env;
-  std::vector<std::string> writable;   // host paths bound read-write
+  std::vector<std::string> writable;  // host paths bound read-write
   std::string workspace;
   std::string chdir;
   std::string agent;

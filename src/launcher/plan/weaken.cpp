@@ -37,7 +37,8 @@ void remove_masks(SandboxPlan& plan, Match match) {
   const std::string empty = plan.intent.libexec + "/empty";
   auto& a = plan.argv;
   for (size_t i = 0; i + 2 < a.size();) {
-    if (a[i] == "--ro-bind" && a[i + 1] == empty && match(a[i + 2])) a.erase(a.begin() + static_cast<long>(i), a.begin() + static_cast<long>(i) + 3);
+    if (a[i] == "--ro-bind" && a[i + 1] == empty && match(a[i + 2]))
+      a.erase(a.begin() + static_cast<long>(i), a.begin() + static_cast<long>(i) + 3);
     else ++i;
   }
 }
@@ -45,10 +46,10 @@ void remove_masks(SandboxPlan& plan, Match match) {
 }  // namespace
 
 std::vector<std::string> weakening_names() {
-  return {"no-sentinel", "no-clearenv", "no-cap-drop", "no-unshare-pid", "no-unshare-ipc",
-          "no-unshare-uts", "host-dev", "no-tmp-tmpfs", "no-run-tmpfs", "no-home-tmpfs",
-          "no-masks", "no-gitconfig", "rw-bind:PATH", "bind:PATH", "no-seccomp", "allow-userns",
-          "no-libexec-bind", "no-rlimits", "no-cgroup"};
+  return {"no-sentinel",    "no-clearenv",     "no-cap-drop",  "no-unshare-pid", "no-unshare-ipc",
+          "no-unshare-uts", "host-dev",        "no-tmp-tmpfs", "no-run-tmpfs",   "no-home-tmpfs",
+          "no-masks",       "no-gitconfig",    "rw-bind:PATH", "bind:PATH",      "no-seccomp",
+          "allow-userns",   "no-libexec-bind", "no-rlimits",   "no-cgroup"};
 }
 
 void apply_weakening(SandboxPlan& plan, const std::string& name) {

@@ -6,7 +6,7 @@
 
 namespace cordon {
 
-int pidfd_open(pid_t pid);               // -1 with errno on failure (ESRCH: gone)
+int pidfd_open(pid_t pid);                // -1 with errno on failure (ESRCH: gone)
 int pidfd_signal(int pidfd, int signal);  // pidfd_send_signal(2)
 
 // Waits until `fd` is readable (or hung up); false on timeout. EINTR-safe.

@@ -28,8 +28,7 @@ CapturedRun run_capture(const std::vector<std::string>& args) {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(write_end.get(), 1) < 0 ||
-        ::dup2(write_end.get(), 2) < 0)
+    if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(write_end.get(), 1) < 0 || ::dup2(write_end.get(), 2) < 0)
       ::_exit(127);
     char* empty_env[] = {nullptr};
     ::execve(argv[0], argv.data(), empty_env);

@@ -18,8 +18,8 @@
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
-#include "launcher/seccomp/policy.h"
 #include "launcher/record/tool_versions.h"
+#include "launcher/seccomp/policy.h"
 
 namespace cordon {
 namespace {
@@ -52,11 +52,13 @@ Json limits_json(const LimitPlan& limits) {
   Json cgroups = Json::array();
   for (const auto& b : limits.cgroup_budgets) {
     values[b.limit_key] = b.value;
-    cgroups.push_back({{"limit", b.limit_key}, {"cgroup", cgroup::version_name(b.version)},
-                       {"parent", bytes_json(b.parent_dir)}});
+    cgroups.push_back(
+        {{"limit", b.limit_key}, {"cgroup", cgroup::version_name(b.version)}, {"parent", bytes_json(b.parent_dir)}});
   }
-  return {{"values", values}, {"enforced", bytes_array_json(limits.enforced)},
-          {"not_enforced", bytes_array_json(limits.not_enforced)}, {"cgroups", cgroups}};
+  return {{"values", values},
+          {"enforced", bytes_array_json(limits.enforced)},
+          {"not_enforced", bytes_array_json(limits.not_enforced)},
+          {"cgroups", cgroups}};
 }
 
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
@@ -81,8 +83,11 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"seccomp_rules_digest", plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp))},
       {"network", network_json(plan.intent.network)},
       {"limits", limits_json(plan.limits)},
-      {"versions", {{"cordon", bytes_json(versions.cordon)}, {"bwrap", bytes_json(versions.bwrap)},
-                    {"pasta", bytes_json(versions.pasta)}, {"kernel", bytes_json(kernel_release())}}},
+      {"versions",
+       {{"cordon", bytes_json(versions.cordon)},
+        {"bwrap", bytes_json(versions.bwrap)},
+        {"pasta", bytes_json(versions.pasta)},
+        {"kernel", bytes_json(kernel_release())}}},
   };
 }
 
@@ -98,8 +103,10 @@ Json receipt_json(const Receipt& r) {
       {"signal", signalled ? Json(o.exit_code - 128) : Json(nullptr)},
       {"duration_seconds", o.duration_seconds},
       {"limit_hits", bytes_array_json(r.limit_hits)},
-      {"teardown", {{"verified", r.teardown_problems.empty()}, {"problems", bytes_array_json(r.teardown_problems)},
-                    {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
+      {"teardown",
+       {{"verified", r.teardown_problems.empty()},
+        {"problems", bytes_array_json(r.teardown_problems)},
+        {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
   };
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
 }
@@ -108,8 +115,7 @@ Json receipt_json(const Receipt& r) {
 
 std::string new_session_id() {
   unsigned char random[4] = {};
-  if (::getrandom(random, sizeof random, 0) != sizeof random)
-    throw Error(errno_text("getrandom", errno));
+  if (::getrandom(random, sizeof random, 0) != sizeof random) throw Error(errno_text("getrandom", errno));
   char suffix[16];
   std::snprintf(suffix, sizeof suffix, "%02x%02x%02x%02x", random[0], random[1], random[2], random[3]);
   return utc_stamp() + "-" + suffix;

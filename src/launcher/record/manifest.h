@@ -12,8 +12,8 @@
 
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
-#include "launcher/record/outcome.h"
 #include "launcher/plan/plan.h"
+#include "launcher/record/outcome.h"
 
 namespace cordon {
 

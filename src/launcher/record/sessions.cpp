@@ -3,8 +3,8 @@
 #include <dirent.h>
 
 #include <algorithm>
-#include <sstream>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -64,7 +64,8 @@ int print_sessions_list(const std::string& dir) {
   std::vector<std::string> ids;
   while (dirent* entry = ::readdir(d)) {
     std::string name = entry->d_name;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) ids.push_back(name.substr(0, name.size() - 5));
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      ids.push_back(name.substr(0, name.size() - 5));
   }
   ::closedir(d);
   std::sort(ids.begin(), ids.end());

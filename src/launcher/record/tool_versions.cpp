@@ -17,7 +17,7 @@ namespace {
 
 // "path size mtime" identifies one build of a binary.
 std::string binary_key(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
   return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec);

@@ -1,25 +1,24 @@
 #include "launcher/run/sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <dirent.h>
-
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
-#include "common/text.h"
 #include "common/memfd.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/process/child_process.h"
 #include "launcher/run/bwrap_status.h"
@@ -39,8 +38,8 @@ struct Placement {
 
 // Runs in the forked child: only async-signal-safe calls until execve.
 // `moved` is preallocated scratch space (one slot per placement): no allocation after fork.
-[[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, std::vector<int>& moved,
-                             char* const argv[], char* const envp[], const sigset_t& child_mask) {
+[[noreturn]] void exec_bwrap(const std::vector<Placement>& placements, std::vector<int>& moved, char* const argv[],
+                             char* const envp[], const sigset_t& child_mask) {
   // Move every source above the target range first so no dup2 clobbers a later source.
   const size_t count = placements.size();
   int above_targets = 0;
@@ -138,8 +137,8 @@ std::vector<std::string> reap_survivors() {
 
 // Everything the bwrap child gets at a planned number, and the launcher's ends of the pipes.
 struct Descriptors {
-  UniqueFd filter;              // the seccomp BPF (none when a test hook skips it)
-  std::vector<UniqueFd> files;  // the generated files, as sealed memfds
+  UniqueFd filter;                     // the seccomp BPF (none when a test hook skips it)
+  std::vector<UniqueFd> files;         // the generated files, as sealed memfds
   UniqueFd status_read, status_write;  // bwrap's --json-status-fd
   UniqueFd error_read, error_write;    // a launch stage's "what\nfix" report from the child
   std::vector<Placement> placements;

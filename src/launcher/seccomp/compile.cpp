@@ -27,9 +27,7 @@ constexpr std::string_view kMayBeAbsent[] = {"kexec_file_load"};
 const char* const kFix = "this is a bug in cordon's seccomp table or libseccomp; report it";
 
 // libseccomp returns -errno.
-[[noreturn]] void fail(const std::string& what, int rc) {
-  throw Error(errno_text("seccomp: " + what, -rc), kFix);
-}
+[[noreturn]] void fail(const std::string& what, int rc) { throw Error(errno_text("seccomp: " + what, -rc), kFix); }
 
 scmp_compare to_scmp(Cmp op) {
   switch (op) {
@@ -54,21 +52,18 @@ UniqueFd compile_to_memfd(const std::vector<Rule>& rules) {
   for (const Rule& rule : rules) {
     const std::string line = describe(rule);
     int nr = seccomp_syscall_resolve_name(rule.syscall.c_str());
-    if (nr == __NR_SCMP_ERROR)
-      throw Error("seccomp: unknown syscall name in rule '" + line + "'", kFix);
+    if (nr == __NR_SCMP_ERROR) throw Error("seccomp: unknown syscall name in rule '" + line + "'", kFix);
     if (nr < 0) {  // a known syscall this architecture lacks
       bool may_skip = false;
       for (std::string_view s : kMayBeAbsent) may_skip |= (s == rule.syscall);
       if (may_skip) continue;
-      throw Error("seccomp: syscall in rule '" + line + "' does not exist on this architecture",
-                  kFix);
+      throw Error("seccomp: syscall in rule '" + line + "' does not exist on this architecture", kFix);
     }
     std::vector<scmp_arg_cmp> cmps;
     for (const ArgCondition& c : rule.conditions) {
       // MASKED_EQ takes (mask, value); the others take (value, unused).
       const bool masked = c.op == Cmp::MaskedEq;
-      cmps.push_back(scmp_arg_cmp{c.arg, to_scmp(c.op), masked ? c.mask : c.value,
-                                  masked ? c.value : 0});
+      cmps.push_back(scmp_arg_cmp{c.arg, to_scmp(c.op), masked ? c.mask : c.value, masked ? c.value : 0});
     }
     // _exact: fail rather than let libseccomp silently rewrite the rule.
     if (int rc = seccomp_rule_add_exact_array(ctx.get(), SCMP_ACT_ERRNO(rule.errno_value), nr,

@@ -23,8 +23,7 @@ void add(std::vector<Rule>& rules, const char* syscall, int err, const std::stri
   rules.push_back(Rule{syscall, err, std::move(conditions), why});
 }
 
-void add_all(std::vector<Rule>& rules, std::initializer_list<const char*> syscalls,
-             const std::string& why) {
+void add_all(std::vector<Rule>& rules, std::initializer_list<const char*> syscalls, const std::string& why) {
   for (const char* s : syscalls) add(rules, s, EPERM, why);
 }
 
@@ -57,8 +56,7 @@ std::vector<Rule> build_rules(const PolicyOptions& options) {
   // high bits cannot slip TIOCSTI past an equality test (CVE-2019-10063).
   add(rules, "ioctl", EPERM, "TIOCSTI injects input into the controlling terminal",
       {{1, Cmp::MaskedEq, 0xFFFFFFFFu, TIOCSTI}});
-  add(rules, "ioctl", EPERM, "TIOCLINUX can select/paste console text",
-      {{1, Cmp::MaskedEq, 0xFFFFFFFFu, TIOCLINUX}});
+  add(rules, "ioctl", EPERM, "TIOCLINUX can select/paste console text", {{1, Cmp::MaskedEq, 0xFFFFFFFFu, TIOCLINUX}});
 
   add_all(rules, {"io_uring_setup", "io_uring_enter", "io_uring_register"},
           "io_uring bypasses syscall filtering and is a frequent kernel bug source");
@@ -71,12 +69,11 @@ std::vector<Rule> build_rules(const PolicyOptions& options) {
   add_all(rules, {"init_module", "finit_module", "delete_module"}, "kernel modules");
 
   if (!options.allow_ptrace)
-    add_all(rules, {"ptrace", "process_vm_readv", "process_vm_writev"},
-            "reading/writing other processes' memory");
+    add_all(rules, {"ptrace", "process_vm_readv", "process_vm_writev"}, "reading/writing other processes' memory");
 
   add_all(rules,
-          {"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
-           "fsmount", "fspick", "mount_setattr"},
+          {"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+           "mount_setattr"},
           "the filesystem view is fixed by the launcher");
   add_all(rules, {"setns"}, "joining other namespaces");
 
@@ -104,9 +101,7 @@ std::string describe(const Rule& rule) {
     unsigned long long value = c.value, mask = c.mask;
     switch (c.op) {
       case Cmp::Eq: std::snprintf(buf, sizeof buf, "a%u == 0x%llx", c.arg, value); break;
-      case Cmp::MaskedEq:
-        std::snprintf(buf, sizeof buf, "a%u & 0x%llx == 0x%llx", c.arg, mask, value);
-        break;
+      case Cmp::MaskedEq: std::snprintf(buf, sizeof buf, "a%u & 0x%llx == 0x%llx", c.arg, mask, value); break;
       case Cmp::Gt: std::snprintf(buf, sizeof buf, "a%u > 0x%llx", c.arg, value); break;
       case Cmp::Lt: std::snprintf(buf, sizeof buf, "a%u < 0x%llx", c.arg, value); break;
     }

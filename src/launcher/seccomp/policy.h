@@ -26,10 +26,10 @@ struct ArgCondition {
 };
 
 struct Rule {
-  std::string syscall;                  // libseccomp name, resolved for the native arch
-  int errno_value;                      // returned as -1/errno instead of running the call
-  std::vector<ArgCondition> conditions; // empty: always
-  std::string why;                      // short reason, for logs and docs
+  std::string syscall;                   // libseccomp name, resolved for the native arch
+  int errno_value;                       // returned as -1/errno instead of running the call
+  std::vector<ArgCondition> conditions;  // empty: always
+  std::string why;                       // short reason, for logs and docs
 };
 
 // The rules, in a stable order.
