@@ -117,7 +117,7 @@ void check_ip_or_cidr(const Origin& o, const toml::node& n, const std::string& k
 
 // Rejects any key of `table` not in `known`.
 void only_keys(const Origin& o, const toml::table& table, const std::string& section,
-               std::initializer_list<std::string_view> known) {
+               const std::vector<std::string_view>& known) {
   for (const auto& [k, v] : table) {
     bool found = false;
     for (auto name : known) found = found || k.str() == name;
@@ -147,80 +147,102 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
   return p;
 }
 
+// One function per [section]: each checks its own keys and fills its part of the Config.
+void apply_workspace(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "workspace", {"root", "hide_siblings"});
+  if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
+  if (auto* r = t.get("root")) {
+    c.workspace_root = as_string(o, *r, "workspace.root");
+    if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
+  }
+}
+
+void apply_environment(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "environment", {"allow", "deny"});
+  if (auto* a = t.get("allow")) c.env_allow = as_string_list(o, *a, "environment.allow", check_env_name);
+  if (auto* d = t.get("deny")) c.env_deny = as_string_list(o, *d, "environment.deny", check_env_name);
+}
+
+void apply_home(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "home", {"keep"});
+  if (auto* k = t.get("keep")) c.home_keep_ro = as_string_list(o, *k, "home.keep", check_home_entry);
+}
+
+void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "filesystem", {"writable", "masks", "proc"});
+  if (auto* w = t.get("writable")) c.writable = as_string_list(o, *w, "filesystem.writable", check_absolute);
+  if (auto* m = t.get("masks")) c.extra_masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
+  if (auto* p = t.get("proc")) {
+    std::string mode = as_string(o, *p, "filesystem.proc");
+    if (mode == "fresh") c.proc = ProcMode::Fresh;
+    else if (mode == "host-ro") c.proc = ProcMode::HostReadOnly;
+    else fail(o, *p, "filesystem.proc", "must be \"fresh\" or \"host-ro\", not \"" + mode + "\"");
+  }
+}
+
+void apply_git(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "git", {"name", "email"});
+  if (auto* v = t.get("name")) c.git_name = as_string(o, *v, "git.name");
+  if (auto* v = t.get("email")) c.git_email = as_string(o, *v, "git.email");
+}
+
+void apply_network(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "network", {"egress_jail", "allow_ip", "dns_forward"});
+  if (auto* v = t.get("egress_jail")) c.egress_jail = as_bool(o, *v, "network.egress_jail");
+  if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
+  if (auto* v = t.get("dns_forward")) {
+    c.dns_forward = as_string(o, *v, "network.dns_forward");
+    std::string problem;
+    if (c.dns_forward != "auto" && !parse_ipv4_address(c.dns_forward, &problem))
+      fail(o, *v, "network.dns_forward", "must be \"auto\" or an IPv4 address: " + problem);
+  }
+}
+
+void apply_limits(const Origin& o, const toml::table& t, Config& c) {
+  for (const auto& [k, v] : t) {
+    std::string key = "limits." + std::string(k.str());
+    if (k.str() == "best_effort") {
+      c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
+      continue;
+    }
+    if (!find_limit_key(k.str())) fail_at(o, k.source(), key, "unknown key");
+    c.limits[std::string(k.str())] = as_non_negative(o, v, key);
+  }
+}
+
+void apply_agents(const Origin& o, const toml::table& t, Config& c) {
+  for (const auto& [k, v] : t) {
+    std::string name(k.str());
+    for (char ch : name)
+      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
+        fail(o, v, "agents." + name, "profile names use letters, digits, '-' and '_'");
+    c.agents[name] = parse_agent(o, name, as_table(o, v, "agents." + name));
+  }
+}
+
+struct Section {
+  const char* name;
+  void (*apply)(const Origin&, const toml::table&, Config&);
+};
+
+// The schema's sections, in the order the shipped etc/cordon.toml lists them.
+constexpr Section kSections[] = {
+    {"workspace", apply_workspace},
+    {"environment", apply_environment},
+    {"home", apply_home},
+    {"filesystem", apply_filesystem},
+    {"git", apply_git},
+    {"network", apply_network},
+    {"limits", apply_limits},
+    {"agents", apply_agents},
+};
+
 void apply(const Origin& o, const toml::table& root, Config& c) {
-  only_keys(o, root, "", {"workspace", "environment", "home", "filesystem", "git", "network", "limits", "agents"});
-  if (auto* n = root.get("workspace")) {
-    const auto& t = as_table(o, *n, "workspace");
-    only_keys(o, t, "workspace", {"root", "hide_siblings"});
-    if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
-    if (auto* r = t.get("root")) {
-      c.workspace_root = as_string(o, *r, "workspace.root");
-      if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
-    }
-  }
-  if (auto* n = root.get("environment")) {
-    const auto& t = as_table(o, *n, "environment");
-    only_keys(o, t, "environment", {"allow", "deny"});
-    if (auto* a = t.get("allow")) c.env_allow = as_string_list(o, *a, "environment.allow", check_env_name);
-    if (auto* d = t.get("deny")) c.env_deny = as_string_list(o, *d, "environment.deny", check_env_name);
-  }
-  if (auto* n = root.get("home")) {
-    const auto& t = as_table(o, *n, "home");
-    only_keys(o, t, "home", {"keep"});
-    if (auto* k = t.get("keep")) c.home_keep_ro = as_string_list(o, *k, "home.keep", check_home_entry);
-  }
-  if (auto* n = root.get("filesystem")) {
-    const auto& t = as_table(o, *n, "filesystem");
-    only_keys(o, t, "filesystem", {"writable", "masks", "proc"});
-    if (auto* w = t.get("writable")) c.writable = as_string_list(o, *w, "filesystem.writable", check_absolute);
-    if (auto* m = t.get("masks")) c.extra_masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
-    if (auto* p = t.get("proc")) {
-      std::string mode = as_string(o, *p, "filesystem.proc");
-      if (mode == "fresh") c.proc = ProcMode::Fresh;
-      else if (mode == "host-ro") c.proc = ProcMode::HostReadOnly;
-      else fail(o, *p, "filesystem.proc", "must be \"fresh\" or \"host-ro\", not \"" + mode + "\"");
-    }
-  }
-  if (auto* n = root.get("git")) {
-    const auto& t = as_table(o, *n, "git");
-    only_keys(o, t, "git", {"name", "email"});
-    if (auto* v = t.get("name")) c.git_name = as_string(o, *v, "git.name");
-    if (auto* v = t.get("email")) c.git_email = as_string(o, *v, "git.email");
-  }
-  if (auto* n = root.get("network")) {
-    const auto& t = as_table(o, *n, "network");
-    only_keys(o, t, "network", {"egress_jail", "allow_ip", "dns_forward"});
-    if (auto* v = t.get("egress_jail")) c.egress_jail = as_bool(o, *v, "network.egress_jail");
-    if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
-    if (auto* v = t.get("dns_forward")) {
-      c.dns_forward = as_string(o, *v, "network.dns_forward");
-      std::string problem;
-      if (c.dns_forward != "auto" && !parse_ipv4_address(c.dns_forward, &problem))
-        fail(o, *v, "network.dns_forward", "must be \"auto\" or an IPv4 address: " + problem);
-    }
-  }
-  if (auto* n = root.get("limits")) {
-    const auto& t = as_table(o, *n, "limits");
-    for (const auto& [k, v] : t) {
-      std::string key = "limits." + std::string(k.str());
-      if (k.str() == "best_effort") {
-        c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
-        continue;
-      }
-      if (!find_limit_key(k.str())) fail_at(o, k.source(), key, "unknown key");
-      c.limits[std::string(k.str())] = as_non_negative(o, v, key);
-    }
-  }
-  if (auto* n = root.get("agents")) {
-    const auto& t = as_table(o, *n, "agents");
-    for (const auto& [k, v] : t) {
-      std::string name(k.str());
-      for (char ch : name)
-        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
-          fail(o, v, "agents." + name, "profile names use letters, digits, '-' and '_'");
-      c.agents[name] = parse_agent(o, name, as_table(o, v, "agents." + name));
-    }
-  }
+  std::vector<std::string_view> names;
+  for (const Section& section : kSections) names.emplace_back(section.name);
+  only_keys(o, root, "", names);
+  for (const Section& section : kSections)
+    if (auto* n = root.get(section.name)) section.apply(o, as_table(o, *n, section.name), c);
 }
 
 }  // namespace
