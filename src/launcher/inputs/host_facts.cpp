@@ -70,8 +70,10 @@ std::pair<std::string, std::string> parse_git_identity(const std::string& text) 
   return {name, email};
 }
 
-HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) {
-  HostFacts f;
+namespace {
+
+// Who runs cordon, with which environment, home, working directory and workspace.
+void gather_identity(const Config& config, const LaunchRequest& request, HostFacts& f) {
   f.uid = ::getuid();
   f.gid = ::getgid();
   for (char** e = environ; e && *e; ++e) {
@@ -93,7 +95,10 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
                       : !config.workspace_root.empty() ? config.workspace_root
                                                        : f.cwd;
   f.workspace = real_path(f.workspace_asked);
+}
 
+// Which of the paths the plan asks about exist, and which are directories.
+void gather_paths(const Config& config, const LaunchRequest& request, HostFacts& f) {
   for (const auto& path : candidate_paths(config, request, f.home, f.cwd)) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) continue;
@@ -105,7 +110,6 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     struct stat st {};
     if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
   }
-
   f.bwrap_path = find_system_binary("bwrap");
   f.libexec_dir = libexec_dir();
   if (::access(f.libexec_dir.c_str(), F_OK) == 0) {
@@ -117,29 +121,46 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     std::string binary = agent_binary(profile, f);
     if (!binary.empty() && ::access(binary.c_str(), X_OK) == 0) f.existing_paths.insert(binary);
   }
+}
 
+void gather_git_identity(HostFacts& f) {
   std::string xdg = f.env_value("XDG_CONFIG_HOME") ? *f.env_value("XDG_CONFIG_HOME") : f.home + "/.config";
   for (const auto& file : {f.home + "/.gitconfig", xdg + "/git/config"}) {
     auto [name, email] = parse_git_identity(read_text_file(file));
     if (f.git_user_name.empty()) f.git_user_name = name;
     if (f.git_user_email.empty()) f.git_user_email = email;
   }
+}
 
+void gather_namespaces(HostFacts& f) {
   for (const char* kind : {"pid", "ipc", "uts", "user", "net", "mnt", "cgroup"}) {
     char target[128];
     std::string link = std::string("/proc/self/ns/") + kind;
     ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
     if (n > 0) f.namespaces[kind] = std::string(target, static_cast<size_t>(n));
   }
+}
 
-  f.last_verify = read_last_verify(sessions_dir(f));
-  // Only a configured memory/pids budget needs them; the launch path stays lean otherwise.
+// Only a configured memory/pids budget needs the cgroup hierarchies; the launch path stays
+// lean otherwise.
+bool budgets_requested(const Config& config, const LaunchRequest& request) {
   bool budgets = false;
   for (const auto& [key, value] : config.limits) budgets = budgets || !cgroup::controller_for(key).empty();
   for (const auto& item : request.limit_overrides)
     budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
-  if (budgets) f.cgroups = cgroup::gather_hierarchies();
+  return budgets;
+}
 
+}  // namespace
+
+HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) {
+  HostFacts f;
+  gather_identity(config, request, f);
+  gather_paths(config, request, f);
+  gather_git_identity(f);
+  gather_namespaces(f);
+  f.last_verify = read_last_verify(sessions_dir(f));
+  if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies();
   char target[PATH_MAX];
   ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);
   if (n > 0) {
