@@ -36,14 +36,10 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
   return parent;
 }
 
-MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& session_args) {
-  MountPlan plan;
-  auto& a = plan.args;
-  const std::string& home = facts.home;
-  const std::string& ws = facts.workspace;
+namespace {
 
-  // 1. The host root, read-only; fresh /dev and /proc.
+// 1. The host root, read-only; fresh /dev and /proc.
+void add_root(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
   add(a, {"--ro-bind", "/", "/", "--dev", "/dev"});
   // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
   // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
@@ -54,45 +50,64 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   } else {
     add(a, {"--ro-bind", "/proc", "/proc"});
   }
+}
 
-  // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
-  //    /run/secrets stay present as empty tmpfs where the host has them.
+// 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
+//    /run/secrets stay present as empty tmpfs where the host has them.
+void add_runtime_masks(const HostFacts& facts, std::vector<std::string>& a) {
   add(a, {"--tmpfs", "/tmp", "--tmpfs", "/run"});
   for (const char* dir : {"/run/user", "/run/secrets"})
     if (facts.exists(dir)) add(a, {"--tmpfs", dir});
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
     add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
-  // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
-  // workspace itself is bound back in step 4; read-only once everything below it is mounted.
-  const std::string siblings = siblings_mask(config, facts);
-  if (!siblings.empty()) add(a, {"--tmpfs", siblings});
+}
 
-  // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
-  add(a, {"--tmpfs", home});
+// 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
+void add_home(const Config& config, const AgentProfile& profile, const HostFacts& facts, MountPlan& plan) {
+  const std::string& home = facts.home;
+  add(plan.args, {"--tmpfs", home});
   for (const auto& entry : config.home_keep_ro) {
     std::string path = home + "/" + entry;
-    if (facts.exists(path)) add(a, {"--ro-bind", path, path});
+    if (facts.exists(path)) add(plan.args, {"--ro-bind", path, path});
   }
   for (const auto& entry : profile.home) {
     std::string path = home + "/" + entry;
     if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
-    add(a, {"--bind", path, path});
+    add(plan.args, {"--bind", path, path});
     plan.writable.push_back(path);
   }
+}
 
-  // 4. The workspace, read-write.
-  add(a, {"--bind", ws, ws});
-  plan.writable.push_back(ws);
-
-  // 5. Masks, after every bind they could sit under: cordon's empty read-only file, so
-  //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
+// 5. Masks, after every bind they could sit under: cordon's empty read-only file, so
+//    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
+void add_file_masks(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
   const std::string empty = mask_source(facts);
   auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
-  for (const auto& entry : home_masked_files()) mask(home + "/" + entry);
+  for (const auto& entry : home_masked_files()) mask(facts.home + "/" + entry);
   for (const auto& file : system_credential_files())
     if (facts.exists(file)) mask(file);
   for (const auto& file : config.extra_masks)
     if (facts.exists(file)) mask(file);
+}
+
+}  // namespace
+
+MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
+                      const std::vector<std::string>& session_args) {
+  MountPlan plan;
+  auto& a = plan.args;
+  add_root(config, facts, a);
+  add_runtime_masks(facts, a);
+  // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
+  // workspace itself is bound back in step 4; read-only once everything below it is mounted.
+  const std::string siblings = siblings_mask(config, facts);
+  if (!siblings.empty()) add(a, {"--tmpfs", siblings});
+  add_home(config, profile, facts, plan);
+
+  // 4. The workspace, read-write.
+  add(a, {"--bind", facts.workspace, facts.workspace});
+  plan.writable.push_back(facts.workspace);
+  add_file_masks(config, facts, a);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
   for (const auto& path : config.writable) {
@@ -110,7 +125,6 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
 
   // 9. The siblings' mask becomes read-only (not recursive: the workspace bind stays writable).
   if (!siblings.empty()) add(a, {"--remount-ro", siblings});
-
   return plan;
 }
 
