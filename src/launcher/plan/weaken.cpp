@@ -43,81 +43,113 @@ void remove_masks(SandboxPlan& plan, Match match) {
   }
 }
 
+void no_home_tmpfs(SandboxPlan& plan) {
+  const std::string& home = plan.intent.home.path;
+  remove_seq(plan.argv, {"--tmpfs", home});
+  // Masks inside a read-only host home cannot be created; they go with the tmpfs.
+  remove_masks(plan, [&](const std::string& dest) { return dest != home && path_within(dest, home); });
+}
+
+void host_dev(SandboxPlan& plan) {
+  auto& a = plan.argv;
+  const std::vector<std::string> fresh_dev = {"--dev", "/dev"};
+  auto it = std::search(a.begin(), a.end(), fresh_dev.begin(), fresh_dev.end());
+  if (it != a.end()) {
+    *it = "--dev-bind";
+    a.insert(it + 1, "/dev");
+  }
+}
+
+void no_seccomp(SandboxPlan& plan) {
+  remove_seq(plan.argv, {"--seccomp", std::to_string(kSeccompFd)});
+  plan.skip_seccomp = true;
+}
+
+struct Weakening {
+  const char* name;
+  void (*apply)(SandboxPlan&);
+};
+
+// Every defence a test can remove, by name. "rw-bind:PATH" and "bind:PATH" take a path and are
+// handled by apply_weakening itself.
+const Weakening kWeakenings[] = {
+    {"no-sentinel",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--setenv", "IS_SANDBOX", "1"});
+     }},
+    {"no-clearenv",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--clearenv"});
+       p.inherit_environment = true;
+     }},
+    {"no-cap-drop",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--cap-drop", "ALL"});
+     }},
+    {"no-unshare-pid", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-pid"}); }},
+    {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
+    {"no-unshare-uts",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--unshare-uts"});
+       remove_seq(p.argv, {"--hostname", "cordon"});
+     }},
+    {"host-dev", host_dev},
+    {"no-tmp-tmpfs",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--tmpfs", "/tmp"});
+     }},
+    // /run/cordon must then already exist on the host (the test creates it).
+    {"no-run-tmpfs",
+     [](SandboxPlan& p) {
+       for (const char* dir : {"/run", "/run/user", "/run/secrets"}) remove_seq(p.argv, {"--tmpfs", dir});
+     }},
+    {"no-home-tmpfs", no_home_tmpfs},
+    {"no-masks", [](SandboxPlan& p) { remove_masks(p, [](const std::string&) { return true; }); }},
+    {"no-gitconfig",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--setenv", "GIT_CONFIG_GLOBAL", kGitConfigPath});
+       remove_seq(p.argv, {"--setenv", "GIT_CONFIG_SYSTEM", "/dev/null"});
+     }},
+    {"no-seccomp", no_seccomp},
+    // Two independent layers refuse nested user namespaces; both go.
+    {"allow-userns",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--disable-userns"});
+       no_seccomp(p);
+     }},
+    {"no-libexec-bind",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--ro-bind", p.intent.libexec, p.intent.libexec});
+     }},
+    {"no-rlimits", [](SandboxPlan& p) { p.limits.rlimits.clear(); }},  // the session file still states them
+    {"no-cgroup", [](SandboxPlan& p) { p.limits.cgroup_budgets.clear(); }},
+};
+
 }  // namespace
 
 std::vector<std::string> weakening_names() {
-  return {"no-sentinel",    "no-clearenv",     "no-cap-drop",  "no-unshare-pid", "no-unshare-ipc",
-          "no-unshare-uts", "host-dev",        "no-tmp-tmpfs", "no-run-tmpfs",   "no-home-tmpfs",
-          "no-masks",       "no-gitconfig",    "rw-bind:PATH", "bind:PATH",      "no-seccomp",
-          "allow-userns",   "no-libexec-bind", "no-rlimits",   "no-cgroup"};
+  std::vector<std::string> names;
+  for (const Weakening& w : kWeakenings) names.emplace_back(w.name);
+  names.insert(names.end(), {"rw-bind:PATH", "bind:PATH"});
+  return names;
 }
 
 void apply_weakening(SandboxPlan& plan, const std::string& name) {
-  auto& a = plan.argv;
-  const std::string& home = plan.intent.home.path;
-  if (name == "no-sentinel") {
-    remove_seq(a, {"--setenv", "IS_SANDBOX", "1"});
-  } else if (name == "no-clearenv") {
-    remove_seq(a, {"--clearenv"});
-    plan.inherit_environment = true;
-  } else if (name == "no-rlimits") {
-    plan.limits.rlimits.clear();  // the session file still states them: the intent stays
-  } else if (name == "no-cgroup") {
-    plan.limits.cgroup_budgets.clear();
-  } else if (name == "no-cap-drop") {
-    remove_seq(a, {"--cap-drop", "ALL"});
-  } else if (name == "no-unshare-pid") {
-    remove_seq(a, {"--unshare-pid"});
-  } else if (name == "no-unshare-ipc") {
-    remove_seq(a, {"--unshare-ipc"});
-  } else if (name == "no-unshare-uts") {
-    remove_seq(a, {"--unshare-uts"});
-    remove_seq(a, {"--hostname", "cordon"});
-  } else if (name == "host-dev") {
-    const std::vector<std::string> fresh_dev = {"--dev", "/dev"};
-    auto it = std::search(a.begin(), a.end(), fresh_dev.begin(), fresh_dev.end());
-    if (it != a.end()) {
-      *it = "--dev-bind";
-      a.insert(it + 1, "/dev");
-    }
-  } else if (name == "no-tmp-tmpfs") {
-    remove_seq(a, {"--tmpfs", "/tmp"});
-  } else if (name == "no-run-tmpfs") {
-    // /run/cordon must then already exist on the host (the test creates it).
-    remove_seq(a, {"--tmpfs", "/run"});
-    remove_seq(a, {"--tmpfs", "/run/user"});
-    remove_seq(a, {"--tmpfs", "/run/secrets"});
-  } else if (name == "no-home-tmpfs") {
-    remove_seq(a, {"--tmpfs", home});
-    // Masks inside a read-only host home cannot be created; they go with the tmpfs.
-    remove_masks(plan, [&](const std::string& dest) { return dest != home && path_within(dest, home); });
-  } else if (name == "no-masks") {
-    remove_masks(plan, [](const std::string&) { return true; });
-  } else if (name == "no-gitconfig") {
-    remove_seq(a, {"--setenv", "GIT_CONFIG_GLOBAL", kGitConfigPath});
-    remove_seq(a, {"--setenv", "GIT_CONFIG_SYSTEM", "/dev/null"});
-  } else if (name.rfind("rw-bind:", 0) == 0) {
+  if (name.rfind("rw-bind:", 0) == 0) {
     std::string path = name.substr(8);
-    add_before_seccomp(a, {"--bind", path, path});
-  } else if (name.rfind("bind:", 0) == 0) {
-    std::string path = name.substr(5);
-    add_before_seccomp(a, {"--ro-bind", path, path});
-  } else if (name == "no-seccomp") {
-    remove_seq(a, {"--seccomp", std::to_string(kSeccompFd)});
-    plan.skip_seccomp = true;
-  } else if (name == "allow-userns") {
-    // Two independent layers refuse nested user namespaces; both go.
-    remove_seq(a, {"--disable-userns"});
-    remove_seq(a, {"--seccomp", std::to_string(kSeccompFd)});
-    plan.skip_seccomp = true;
-  } else if (name == "no-libexec-bind") {
-    const std::string& libexec = plan.intent.libexec;
-    remove_seq(a, {"--ro-bind", libexec, libexec});
-  } else {
-    std::string known;
-    for (const auto& n : weakening_names()) known += " " + n;
-    throw Error("unknown weakening \"" + name + "\"", "one of:" + known, kExitConfigError);
+    add_before_seccomp(plan.argv, {"--bind", path, path});
+    return;
   }
+  if (name.rfind("bind:", 0) == 0) {
+    std::string path = name.substr(5);
+    add_before_seccomp(plan.argv, {"--ro-bind", path, path});
+    return;
+  }
+  for (const Weakening& w : kWeakenings)
+    if (name == w.name) return w.apply(plan);
+  std::string known;
+  for (const auto& n : weakening_names()) known += " " + n;
+  throw Error("unknown weakening \"" + name + "\"", "one of:" + known, kExitConfigError);
 }
 
 }  // namespace cordon
