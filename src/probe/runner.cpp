@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 
+#include "common/unique_fd.h"
 #include "probe/util.h"
 
 namespace cordon::probe {
@@ -48,61 +49,25 @@ char verdict_code(Verdict v) {
   ::_exit(0);
 }
 
-}  // namespace
-
-ProbeResult run_one(const Context& ctx, const ProbeDef& def, int timeout_ms) {
-  ProbeResult result{def.id, def.name, def.family, Verdict::Inconclusive, "", 0};
-  const double started = now_ms();
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) {
-    result.evidence = "runner: pipe: " + errno_name(errno);
-    return result;
-  }
-  pid_t child = ::fork();
-  if (child < 0) {
-    result.evidence = "runner: fork: " + errno_name(errno);
-    ::close(p[0]);
-    ::close(p[1]);
-    return result;
-  }
-  if (child == 0) {
-    ::close(p[0]);
-    child_main(ctx, def, p[1]);
-  }
-  ::setpgid(child, child);  // also from here, so the group exists before any kill
-  ::close(p[1]);
-
-  std::string report;
-  bool timed_out = false;
-  const double deadline = started + timeout_ms;
+// Reads the child's report until EOF or the deadline; returns false when the deadline passed.
+bool read_report(int fd, double deadline, std::string& report) {
   for (;;) {
     int left = static_cast<int>(deadline - now_ms());
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{p[0], POLLIN, 0};
+    if (left <= 0) return false;
+    pollfd pfd{fd, POLLIN, 0};
     int r = ::poll(&pfd, 1, left);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      timed_out = r == 0;
-      break;
-    }
+    if (r <= 0) return r != 0;
     char buffer[4096];
-    ssize_t n = ::read(p[0], buffer, sizeof buffer);
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child finished (or died)
+    if (n <= 0) return true;  // EOF: the child finished (or died)
     if (report.size() < kMaxReport) report.append(buffer, static_cast<size_t>(n));
   }
-  ::close(p[0]);
-  int status = 0;
-  if (timed_out) {
-    ::kill(-child, SIGKILL);  // the probe and everything it started in its group
-    ::kill(child, SIGKILL);
-  }
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.duration_ms = now_ms() - started;
+}
+
+// The verdict from how the child ended and what it reported.
+void judge(ProbeResult& result, bool timed_out, int status, const std::string& report, int timeout_ms) {
   if (timed_out) {
     result.evidence = "no result within " + std::to_string(timeout_ms) + " ms: killed (a hang is never BLOCKED)";
   } else if (WIFSIGNALED(status)) {
@@ -118,6 +83,44 @@ ProbeResult run_one(const Context& ctx, const ProbeDef& def, int timeout_ms) {
     }
     result.evidence = report.substr(1);
   }
+}
+
+}  // namespace
+
+ProbeResult run_one(const Context& ctx, const ProbeDef& def, int timeout_ms) {
+  ProbeResult result{def.id, def.name, def.family, Verdict::Inconclusive, "", 0};
+  const double started = now_ms();
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) {
+    result.evidence = "runner: pipe: " + errno_name(errno);
+    return result;
+  }
+  UniqueFd read_end(p[0]);
+  UniqueFd write_end(p[1]);
+  pid_t child = ::fork();
+  if (child < 0) {
+    result.evidence = "runner: fork: " + errno_name(errno);
+    return result;
+  }
+  if (child == 0) {
+    read_end.reset();
+    child_main(ctx, def, write_end.get());
+  }
+  ::setpgid(child, child);  // also from here, so the group exists before any kill
+  write_end.reset();
+
+  std::string report;
+  const bool timed_out = !read_report(read_end.get(), started + timeout_ms, report);
+  read_end.reset();
+  int status = 0;
+  if (timed_out) {
+    ::kill(-child, SIGKILL);  // the probe and everything it started in its group
+    ::kill(child, SIGKILL);
+  }
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.duration_ms = now_ms() - started;
+  judge(result, timed_out, status, report, timeout_ms);
   return result;
 }
 

@@ -16,27 +16,33 @@
 
 namespace cordon::probe {
 
-int run_selftest() {
-  int failures = 0;
-  auto expect = [&](bool ok, const std::string& what) {
-    if (!ok) {
-      std::printf("selftest FAILED: %s\n", what.c_str());
-      ++failures;
-    }
-  };
+namespace {
 
-  {
-    Tally t;
-    expect(t.verdict() == Verdict::Inconclusive, "nothing attempted is INCONCLUSIVE");
-    t.blocked("a");
-    t.blocked("b");
-    expect(t.verdict() == Verdict::Blocked, "all blocked is BLOCKED");
-    t.inconclusive("c");
-    expect(t.verdict() == Verdict::Inconclusive, "blocked + inconclusive is INCONCLUSIVE");
-    t.escaped("d");
-    expect(t.verdict() == Verdict::Escaped, "any escaped is ESCAPED");
-    expect(t.evidence().rfind("d", 0) == 0, "the deciding attempt comes first");
+// Counts and prints the expectations that do not hold.
+class Expectations {
+ public:
+  void operator()(bool ok, const std::string& what) {
+    if (ok) return;
+    std::printf("selftest FAILED: %s\n", what.c_str());
+    ++failures_;
   }
+  int failures() const { return failures_; }
+
+ private:
+  int failures_ = 0;
+};
+
+void expect_verdict_rules(Expectations& expect) {
+  Tally t;
+  expect(t.verdict() == Verdict::Inconclusive, "nothing attempted is INCONCLUSIVE");
+  t.blocked("a");
+  t.blocked("b");
+  expect(t.verdict() == Verdict::Blocked, "all blocked is BLOCKED");
+  t.inconclusive("c");
+  expect(t.verdict() == Verdict::Inconclusive, "blocked + inconclusive is INCONCLUSIVE");
+  t.escaped("d");
+  expect(t.verdict() == Verdict::Escaped, "any escaped is ESCAPED");
+  expect(t.evidence().rfind("d", 0) == 0, "the deciding attempt comes first");
 
   std::string text;
   expect(classify_gated(-1, EPERM, EINVAL, &text) == Verdict::Blocked, "gated EPERM is BLOCKED");
@@ -45,7 +51,9 @@ int run_selftest() {
   expect(classify_gated(0, 0, EINVAL, &text) == Verdict::Escaped, "gated success is ESCAPED");
   expect(classify_gated(-1, ENOSYS, EINVAL, &text) == Verdict::Blocked, "ENOSYS (absent) is BLOCKED");
   expect(classify_gated(-1, EFAULT, EINVAL, &text) == Verdict::Inconclusive, "unexpected errno is INCONCLUSIVE");
+}
 
+void expect_name_and_address_rules(Expectations& expect) {
   for (const char* name : {"GH_TOKEN", "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY",
                            "SSH_AUTH_SOCK", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "NPM_TOKEN", "MY_PASSWORD"})
     expect(credential_env_name(name), std::string(name) + " is credential-like");
@@ -60,23 +68,25 @@ int run_selftest() {
   expect(net::classify_v4(0xA9FEA9FE, subnets) == net::AddrClass::LinkLocal, "169.254.169.254 is link-local");
   expect(net::classify_v4(0xC000024D, subnets) == net::AddrClass::Connected, "192.0.2.77 is on the connected subnet");
   expect(net::classify_v4(0xC612000A, subnets) == net::AddrClass::Other, "198.18.0.10 is other");
+}
 
-  {
-    ProbeResult b{"01", "a", "egress", Verdict::Blocked, "", 0};
-    ProbeResult i{"02", "b", "egress", Verdict::Inconclusive, "", 0};
-    ProbeResult e{"03", "c", "egress", Verdict::Escaped, "", 0};
-    Summary ok = summarize({b, b}, 21);
-    expect(ok.exit_code == kExitOk && ok.result_line == "RESULT: SANDBOX OK (21 checks + 2 probes)", "OK line");
-    Summary inc = summarize({b, i}, 0);
-    expect(inc.exit_code == kExitIncomplete &&
-               inc.result_line.rfind("RESULT: AUDIT INCOMPLETE (1 inconclusive: 02 b", 0) == 0,
-           "INCOMPLETE line");
-    Summary leak = summarize({b, i, e}, 0);
-    expect(leak.exit_code == kExitLeaking && leak.result_line.rfind("RESULT: SANDBOX LEAKING (1 escaped: 03 c", 0) == 0,
-           "LEAKING line");
-    expect(summarize({}, 0).exit_code == kExitIncomplete, "no probe run is INCOMPLETE");
-  }
+void expect_summaries(Expectations& expect) {
+  ProbeResult b{"01", "a", "egress", Verdict::Blocked, "", 0};
+  ProbeResult i{"02", "b", "egress", Verdict::Inconclusive, "", 0};
+  ProbeResult e{"03", "c", "egress", Verdict::Escaped, "", 0};
+  Summary ok = summarize({b, b}, 21);
+  expect(ok.exit_code == kExitOk && ok.result_line == "RESULT: SANDBOX OK (21 checks + 2 probes)", "OK line");
+  Summary inc = summarize({b, i}, 0);
+  expect(inc.exit_code == kExitIncomplete &&
+             inc.result_line.rfind("RESULT: AUDIT INCOMPLETE (1 inconclusive: 02 b", 0) == 0,
+         "INCOMPLETE line");
+  Summary leak = summarize({b, i, e}, 0);
+  expect(leak.exit_code == kExitLeaking && leak.result_line.rfind("RESULT: SANDBOX LEAKING (1 escaped: 03 c", 0) == 0,
+         "LEAKING line");
+  expect(summarize({}, 0).exit_code == kExitIncomplete, "no probe run is INCOMPLETE");
+}
 
+void expect_registry(Expectations& expect) {
   std::set<std::string> ids, names;
   for (const auto& p : all_probes()) {
     expect(ids.insert(p.id).second, std::string("unique id ") + p.id);
@@ -84,7 +94,17 @@ int run_selftest() {
     expect(std::strlen(p.id) == 2, std::string("two-digit id ") + p.id);
   }
   expect(all_probes().size() >= 30, "at least 30 probes");
+}
 
+}  // namespace
+
+int run_selftest() {
+  Expectations expect;
+  expect_verdict_rules(expect);
+  expect_name_and_address_rules(expect);
+  expect_summaries(expect);
+  expect_registry(expect);
+  const int failures = expect.failures();
   std::printf("selftest: %s (%d failure%s)\n", failures ? "FAILED" : "ok", failures, failures == 1 ? "" : "s");
   return failures ? kExitSelftestFailed : 0;
 }
