@@ -53,7 +53,7 @@ void expect_same(const SessionIntent& a, const SessionIntent& b) {
 }
 
 TEST(Intent, EveryFactRoundTripsWhateverItsBytes) {
-  for (const std::string odd : {std::string("plain"), std::string("new\nline \"q\" \\"), std::string("n\0l", 3),
+  for (const std::string& odd : {std::string("plain"), std::string("new\nline \"q\" \\"), std::string("n\0l", 3),
                                 std::string("\xff\xfe"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
     const SessionIntent intent = full_intent(odd);
     const std::string text = serialize_session(intent);
