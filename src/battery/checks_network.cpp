@@ -133,15 +133,11 @@ Outcome check_jail_routes(const Context& c) {
   return pass(note);
 }
 
-Outcome check_jail_behaviour(const Context& c) {
-  if (jail_disabled(c))
-    return pass("jail disabled (network.egress_jail = false): nothing to assert",
-                "none: egress jail disabled by configuration");
-  netlink::Socket nl;
-  NetState s = gather(nl);
-  std::vector<Prefix> allow = c.session ? parse_all(c.session->network.allow) : std::vector<Prefix>{};
-  std::vector<Prefix> blocked = c.session ? parse_all(c.session->network.blackholes) : std::vector<Prefix>{};
+namespace {
 
+// The private destinations check 20 looks up: fixed samples, single-host blackholes, and the
+// first two addresses of each connected subnet (but not this namespace's own addresses).
+std::vector<uint32_t> private_samples(const NetState& s) {
   std::vector<uint32_t> samples;
   for (const char* a : {"10.1.2.3", "172.16.5.5", "192.168.7.7", "100.64.1.1", "169.254.169.254"})
     samples.push_back(address(a));
@@ -151,7 +147,47 @@ Outcome check_jail_behaviour(const Context& c) {
     for (uint32_t a : {subnet.address, subnet.address + 1})
       if (std::find(s.local_addresses.begin(), s.local_addresses.end(), a) == s.local_addresses.end())
         samples.push_back(a);
+  return samples;
+}
 
+// The jail's own gateway and DNS forwarder, as the session names them: public traffic leaves
+// through the gateway, the gateway itself is blocked exactly when a blackhole covers it, the
+// forwarder is forwardable. Returns the problem ("" when none); adds to `note`.
+std::string jail_endpoints_problem(const Context& c, netlink::Socket& nl, const netlink::Lookup& pub,
+                                   std::string& note) {
+  if (!c.session) return {};
+  const auto& net = c.session->network;
+  if (!net.gateway.empty()) {
+    auto gw = parse_ipv4_address(net.gateway, nullptr);
+    if (gw && pub.gateway != *gw)
+      return "public traffic goes via " + ipv4_to_string(pub.gateway) + ", not the jail's gateway " + net.gateway;
+    if (gw) {
+      netlink::Lookup g = nl.lookup(*gw);
+      bool should_block = covered(*gw, parse_all(net.blackholes));
+      if (should_block == forwarding(g))
+        return "gateway " + net.gateway + " is " + verdict(g) + ", expected " +
+               (should_block ? "blocked (routed through, not reachable)" : "forwardable");
+      note += "; gateway itself " + verdict(g);
+    }
+  }
+  if (!net.dns_forward.empty())
+    if (auto dns = parse_ipv4_address(net.dns_forward, nullptr)) {
+      netlink::Lookup d = nl.lookup(*dns);
+      if (!forwarding(d)) return "DNS forwarder " + net.dns_forward + " is " + verdict(d);
+    }
+  return {};
+}
+
+}  // namespace
+
+Outcome check_jail_behaviour(const Context& c) {
+  if (jail_disabled(c))
+    return pass("jail disabled (network.egress_jail = false): nothing to assert",
+                "none: egress jail disabled by configuration");
+  netlink::Socket nl;
+  NetState s = gather(nl);
+  std::vector<Prefix> allow = c.session ? parse_all(c.session->network.allow) : std::vector<Prefix>{};
+  const std::vector<uint32_t> samples = private_samples(s);
   std::vector<std::string> leaks, skipped;
   for (uint32_t a : samples) {
     if (covered(a, allow)) {
@@ -172,25 +208,7 @@ Outcome check_jail_behaviour(const Context& c) {
   if (!forwarding(pub)) return fail("public address 1.1.1.1 is not forwardable (" + verdict(pub) + "): egress broken");
   std::string note = std::to_string(samples.size() - skipped.size()) + " private destinations blocked; 1.1.1.1 " +
                      verdict(pub);
-  if (c.session && !c.session->network.gateway.empty()) {
-    auto gw = parse_ipv4_address(c.session->network.gateway, nullptr);
-    if (gw && pub.gateway != *gw)
-      return fail("public traffic goes via " + ipv4_to_string(pub.gateway) + ", not the jail's gateway " +
-                  c.session->network.gateway);
-    if (gw) {
-      netlink::Lookup g = nl.lookup(*gw);
-      bool should_block = covered(*gw, blocked);
-      if (should_block == forwarding(g))
-        return fail("gateway " + c.session->network.gateway + " is " + verdict(g) + ", expected " +
-                    (should_block ? "blocked (routed through, not reachable)" : "forwardable"));
-      note += "; gateway itself " + verdict(g);
-    }
-  }
-  if (c.session && !c.session->network.dns_forward.empty())
-    if (auto dns = parse_ipv4_address(c.session->network.dns_forward, nullptr)) {
-      netlink::Lookup d = nl.lookup(*dns);
-      if (!forwarding(d)) return fail("DNS forwarder " + c.session->network.dns_forward + " is " + verdict(d));
-    }
+  if (std::string problem = jail_endpoints_problem(c, nl, pub, note); !problem.empty()) return fail(problem);
   if (!skipped.empty()) note += "; allowed deliberately: " + join_some(skipped);
   if (!c.session) note = std::string(kNoSession) + ": " + note;
   return pass(note);

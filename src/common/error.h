@@ -13,8 +13,8 @@ inline constexpr int kExitLaunchRefused = 125;  // a mechanism is missing or fai
 
 class Error : public std::runtime_error {
  public:
-  Error(std::string what, std::string fix = {}, int exit_code = kExitLaunchRefused)
-      : std::runtime_error(std::move(what)), fix_(std::move(fix)), exit_code_(exit_code) {}
+  Error(const std::string& what, std::string fix = {}, int exit_code = kExitLaunchRefused)
+      : std::runtime_error(what), fix_(std::move(fix)), exit_code_(exit_code) {}
 
   const std::string& fix() const { return fix_; }
   int exit_code() const { return exit_code_; }
@@ -27,7 +27,7 @@ class Error : public std::runtime_error {
 // Configuration problems: always exit status 2, message already carries file:line:column.
 class ConfigError : public Error {
  public:
-  explicit ConfigError(std::string what) : Error(std::move(what), {}, kExitConfigError) {}
+  explicit ConfigError(const std::string& what) : Error(what, {}, kExitConfigError) {}
 };
 
 // "context: strerror(errno)" for system call failures.

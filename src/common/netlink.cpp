@@ -15,7 +15,7 @@ namespace cordon::netlink {
 
 // The kernel sends dump batches of up to 32 KiB (libmnl 1.0.4 has no MNL_SOCKET_DUMP_SIZE);
 // twice that leaves room for any page size.
-constexpr size_t kBufferSize = 64 * 1024;
+constexpr size_t kBufferSize = size_t{64} * 1024;
 // Bounds every exchange: a kernel that stops answering cannot hang the launcher.
 constexpr int kReceiveTimeoutSeconds = 2;
 constexpr int kMaxReceives = 10000;

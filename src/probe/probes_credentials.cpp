@@ -84,7 +84,7 @@ std::vector<std::string> expand(const std::vector<std::string>& patterns, size_t
     }
     glob_t g{};
     if (::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
-      for (size_t i = 0; i < g.gl_pathc && out.size() < 64; ++i) out.push_back(g.gl_pathv[i]);
+      for (size_t i = 0; i < g.gl_pathc && out.size() < 64; ++i) out.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
   }
   std::sort(out.begin(), out.end());
@@ -126,8 +126,7 @@ void socket_probe(const std::vector<std::string>& paths, const std::vector<std::
 // 91 -----------------------------------------------------------------------------------
 void probe_x11(const Context& ctx, Tally& tally) {
   std::vector<std::string> paths = expand({"/tmp/.X11-unix/X*", "/tmp/.X11-unix/X0", "/tmp/.X11-unix/X1"});
-  std::vector<std::string> abstract;
-  for (const auto& p : paths) abstract.push_back(p);  // X servers also listen on @/tmp/.X11-unix/XN
+  std::vector<std::string> abstract(paths.begin(), paths.end());  // X servers also listen on @/tmp/.X11-unix/XN
   if (auto d = ctx.env.find("DISPLAY"); d != ctx.env.end() && d->second.size() > 1 && d->second[0] == ':') {
     std::string n = d->second.substr(1, d->second.find('.') - 1);
     abstract.push_back("/tmp/.X11-unix/X" + n);

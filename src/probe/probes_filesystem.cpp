@@ -158,7 +158,7 @@ std::vector<std::string> outside_dirs(const Context& ctx) {
   std::vector<std::string> dirs;
   for (const auto& c : ctx.options.canaries) dirs.push_back(dirname_of(c));
   dirs.push_back(dirname_of(ctx.workspace));
-  for (const char* d : {"/var/tmp", "/etc", "/usr/local", "/opt", "/srv"}) dirs.push_back(d);
+  for (const char* d : {"/var/tmp", "/etc", "/usr/local", "/opt", "/srv"}) dirs.emplace_back(d);
   if (!ctx.home.empty()) dirs.push_back(ctx.home);
   std::vector<std::string> out;
   for (const auto& d : dirs)

@@ -121,7 +121,7 @@ void probe_udp_resolver(const Context& ctx, Tally& tally) {
   if (tried) return;
   std::vector<std::string> resolvers = private_nameservers();
   for (const char* fixed : {"10.0.0.2", "169.254.169.253"})
-    if (std::find(resolvers.begin(), resolvers.end(), fixed) == resolvers.end()) resolvers.push_back(fixed);
+    if (std::find(resolvers.begin(), resolvers.end(), fixed) == resolvers.end()) resolvers.emplace_back(fixed);
   for (const auto& r : resolvers) net::udp_nosend(AF_INET, r, 53, tally, "no udp --net-targets given");
 }
 

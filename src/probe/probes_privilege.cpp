@@ -231,7 +231,7 @@ void probe_sys(const Context& ctx, Tally& tally) {
   for (const char* global :
        {"/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_helper", "/sys/kernel/mm/ksm/run",
         "/sys/power/state", "/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/pids/tasks"})
-    paths.push_back(global);
+    paths.emplace_back(global);
   open_for_write(paths, tally);
 }
 

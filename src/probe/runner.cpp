@@ -126,6 +126,7 @@ ProbeResult run_one(const Context& ctx, const ProbeDef& def, int timeout_ms) {
 
 std::vector<ProbeResult> run_probes(const Context& ctx, const std::vector<const ProbeDef*>& selected) {
   std::vector<ProbeResult> results;
+  results.reserve(selected.size());
   for (const ProbeDef* def : selected) results.push_back(run_one(ctx, *def, ctx.options.timeout_ms));
   return results;
 }

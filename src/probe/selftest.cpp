@@ -42,7 +42,7 @@ void expect_verdict_rules(Expectations& expect) {
   expect(t.verdict() == Verdict::Inconclusive, "blocked + inconclusive is INCONCLUSIVE");
   t.escaped("d");
   expect(t.verdict() == Verdict::Escaped, "any escaped is ESCAPED");
-  expect(t.evidence().rfind("d", 0) == 0, "the deciding attempt comes first");
+  expect(t.evidence().rfind('d', 0) == 0, "the deciding attempt comes first");
 
   std::string text;
   expect(classify_gated(-1, EPERM, EINVAL, &text) == Verdict::Blocked, "gated EPERM is BLOCKED");

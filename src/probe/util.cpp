@@ -107,7 +107,7 @@ std::string unique_name(const std::string& tag) {
     std::memcpy(bytes, &t, std::min(sizeof t, sizeof bytes));
   }
   char hex[13];
-  for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+  for (size_t i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
   return ".cordon-probe-" + tag + "-" + std::to_string(::getpid()) + "-" + hex;
 }
 

@@ -133,7 +133,7 @@ std::vector<std::string> child_cgroups(const std::string& dir) {
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d))
       if (e->d_type == DT_DIR && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-        out.push_back(e->d_name);  // systemd's ".control" counts: it is a child cgroup too
+        out.emplace_back(e->d_name);  // systemd's ".control" counts: it is a child cgroup too
     ::closedir(d);
   }
   return out;
@@ -271,32 +271,34 @@ CgroupFinish SessionCgroup::finish() {
 CgroupFinish SessionCgroup::clean_up() {
   CgroupFinish report;
   for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
-    if (size_t left = kill_members(it->dir))
-      report.problems.push_back(std::to_string(left) + " process(es) were still in the session cgroup " + it->dir +
+    const SessionDir& session = *it;
+    if (size_t left = kill_members(session.dir))
+      report.problems.push_back(std::to_string(left) + " process(es) were still in the session cgroup " + session.dir +
                                 " (killed)");
-    collect_hits(it->dir, it->budgets, report.limit_hits);
-    if (int err = remove_dir(it->dir))
-      report.problems.push_back(errno_text("removing the session cgroup " + it->dir, err));
-    else report.removed.push_back(it->dir);
+    collect_hits(session.dir, session.budgets, report.limit_hits);
+    if (int err = remove_dir(session.dir))
+      report.problems.push_back(errno_text("removing the session cgroup " + session.dir, err));
+    else report.removed.push_back(session.dir);
   }
   dirs_.clear();
   for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
-    DirectoryLock lock(it->parent_dir);
+    const LauncherMove& move = *it;
+    DirectoryLock lock(move.parent_dir);
     if (!lock.held()) {
-      report.problems.push_back("could not lock " + it->parent_dir + " to restore the launcher's cgroup (left as is)");
+      report.problems.push_back("could not lock " + move.parent_dir + " to restore the launcher's cgroup (left as is)");
       continue;
     }
-    std::vector<std::string> children = child_cgroups(it->parent_dir);
-    const std::string leaf = it->leaf_dir.substr(it->parent_dir.size() + 1);
+    std::vector<std::string> children = child_cgroups(move.parent_dir);
+    const std::string leaf = move.leaf_dir.substr(move.parent_dir.size() + 1);
     bool others = std::any_of(children.begin(), children.end(), [&](const std::string& c) { return c != leaf; });
     // Another child would lose its budget with the controllers: then the launcher stays in
     // its leaf (removed by a later launch once empty).
     if (others) continue;
-    for (const auto& controller : it->enabled)
-      write_value(it->parent_dir + "/cgroup.subtree_control", "-" + controller);
-    int err = write_value(it->parent_dir + "/cgroup.procs", std::to_string(::getpid()));
-    if (!err) err = remove_dir(it->leaf_dir);
-    if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + it->parent_dir, err));
+    for (const auto& controller : move.enabled)
+      write_value(move.parent_dir + "/cgroup.subtree_control", "-" + controller);
+    int err = write_value(move.parent_dir + "/cgroup.procs", std::to_string(::getpid()));
+    if (!err) err = remove_dir(move.leaf_dir);
+    if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + move.parent_dir, err));
   }
   moves_.clear();
   procs_files_.clear();

@@ -42,7 +42,7 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std:
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
   plan.rlimits.push_back({kCoreLimit.resource, 0, kCoreLimit.name});
-  plan.enforced.push_back(kCoreLimit.name);
+  plan.enforced.emplace_back(kCoreLimit.name);
   auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
     if (listed(best_effort, key)) {
       plan.not_enforced.push_back(key + " (" + why + ")");

@@ -21,7 +21,7 @@ std::vector<std::string> battery_command(bool json) {
   if (::access(battery.c_str(), X_OK) != 0)
     throw Error("cordon-battery not found at " + battery, "reinstall cordon (cmake --install)");
   std::vector<std::string> command = {battery};
-  if (json) command.push_back("--json");
+  if (json) command.emplace_back("--json");
   return command;
 }
 
@@ -40,7 +40,7 @@ int verify_probes(const Config& config, SessionOptions o) {
   ProbeBait bait(facts.home, facts.workspace);
   o.command = {probe, "--checks-passed", std::to_string(checks)};
   for (auto& arg : bait.probe_args()) o.command.push_back(arg);
-  if (o.json) o.command.push_back("--json");
+  if (o.json) o.command.emplace_back("--json");
   return launch_session(config, o);
 }
 

@@ -317,7 +317,7 @@ std::vector<std::string> config_schema_keys() {
       "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",  "agents.*.home",
       "agents.*.env",        "agents.*.allow_ptrace"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
-  keys.push_back("limits.best_effort");
+  keys.emplace_back("limits.best_effort");
   return keys;
 }
 

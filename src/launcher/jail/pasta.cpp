@@ -99,6 +99,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
 
   std::vector<std::string> args = pasta_args(pasta_path, holder, dns_forward, pid_file);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 

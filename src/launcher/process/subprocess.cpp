@@ -14,6 +14,7 @@ namespace cordon {
 
 CapturedRun run_capture(const std::vector<std::string>& args) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   int fds[2];

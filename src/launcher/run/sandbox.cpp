@@ -276,7 +276,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   outcome.command_ran = bwrap_status_says_command_ran(status);
   outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
   outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (ended.wall_clock_hit) outcome.limit_hits.push_back("wall_clock_seconds");
+  if (ended.wall_clock_hit) outcome.limit_hits.emplace_back("wall_clock_seconds");
   for (const auto& r : plan.limits.rlimits)
     if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
   for (LaunchStage* stage : stages) stage->after_exit();
