@@ -4,6 +4,8 @@
 CORDON_BUILD_PACKAGES="g++ cmake make pkg-config libseccomp-dev libcap-dev libmnl-dev \
 libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgtest-dev googletest"
 CORDON_RUNTIME_PACKAGES="bubblewrap passt"
+# Used by scripts/lint (run by scripts/test): the checked-in .clang-format and .clang-tidy.
+CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
 CORDON_TEST_PACKAGES="iproute2 python3 git util-linux procps socat dnsmasq-base passwd"
 # Used by tests/vm/cgroup2-vm.sh: the budget tests again under a kernel with only cgroup v2.
