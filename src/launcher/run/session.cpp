@@ -20,7 +20,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   std::unique_ptr<jail::EgressJail> jail;
   if (config.egress_jail) {
     std::string pasta = jail::check_jail_prerequisites(config);
-    jail = std::make_unique<jail::EgressJail>(jail::plan_jail(config, jail::gather_network_facts()), pasta);
+    jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta);
   }
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
   SessionRecord record(config, facts, plan);
