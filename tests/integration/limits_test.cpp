@@ -1,6 +1,7 @@
 // Resource budgets against real sandboxes: a fork bomb, a memory hog, a runaway loop and a
 // huge file each hit their limit, and the host stays responsive. Bounded in time and count.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -88,6 +89,14 @@ class Limits : public ::testing::Test {
   std::unique_ptr<TempDir> base_;
   std::string cordon_, workspace_;
 };
+
+// Drops a file's clean pages from the page cache, so whoever reads it next is charged for them.
+void evict_from_page_cache(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << errno_text(path, errno);
+  EXPECT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0) << path;
+  ::close(fd);
+}
 
 // Forks up to 400 sleeping children and reports how many it got before the kernel refused.
 const char* kForkProbe =
@@ -236,23 +245,17 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
   expect_cgroups_removed(record_of_latest(root_identity()));
   RunResult control = launch("", {"/usr/bin/python3", "-c", hog}, root_identity(), &scope);
   EXPECT_NE(control.out.find("ALLOCATED 1073741824"), std::string::npos) << control.out << control.err;
-  // Page cache beyond the budget is reclaimed, not a hit: reading 96 MiB of the host's files
-  // under 64 MiB runs to completion and reports nothing (v2 counts each reclaim as "max").
-  const char* reader =
-      "import os\n"
+  // Page cache beyond the budget is reclaimed, not a hit: reading 96 MiB of a host file under
+  // 64 MiB runs to completion and reports nothing (v2 counts each reclaim as "max"). The file is
+  // evicted first, so the sandbox's reads are charged to its own cgroup.
+  const std::string sample = std::string(CORDON_BUILD_DIR) + "/tests/page-cache-sample.bin";
+  ASSERT_EQ(fs::file_size(sample), 96u << 20) << sample;
+  evict_from_page_cache(sample);
+  const std::string reader =
       "total = 0\n"
-      "for root, _, files in os.walk('/usr/lib'):\n"
-      "    for name in files:\n"
-      "        path = os.path.join(root, name)\n"
-      "        if total > 96 << 20 or os.path.islink(path): continue\n"
-      "        try:\n"
-      "            with open(path, 'rb') as f:\n"
-      "                while True:\n"
-      "                    chunk = f.read(1 << 20)\n"
-      "                    if not chunk: break\n"
-      "                    total += len(chunk)\n"
-      "        except OSError:\n"
-      "            pass\n"
+      "with open('" + sample + "', 'rb') as f:\n"
+      "    while chunk := f.read(1 << 20):\n"
+      "        total += len(chunk)\n"
       "print('READ', total >> 20)\n";
   RunResult cache = launch("memory_max_bytes = 67108864\n", {"/usr/bin/python3", "-c", reader}, root_identity(),
                            &scope, 120000);
