@@ -37,6 +37,8 @@ struct SandboxPlan {
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap
   bool skip_seccomp = false;         // no filter at kSeccompFd
+  // bwrap forked directly, without the session's pid namespace: a test hook, and proc = "host-ro".
+  bool skip_session_init = false;
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely.

@@ -86,7 +86,14 @@ const Weakening kWeakenings[] = {
      [](SandboxPlan& p) {
        remove_seq(p.argv, {"--cap-drop", "ALL"});
      }},
-    {"no-unshare-pid", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-pid"}); }},
+    // Both pid namespaces go: bwrap's and the session's (process/session_init.h).
+    {"no-unshare-pid",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--unshare-pid"});
+       p.skip_session_init = true;
+     }},
+    // Only the session's: bwrap's --die-with-parent alone ties the sandbox to the launcher.
+    {"no-session-init", [](SandboxPlan& p) { p.skip_session_init = true; }},
     {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
     {"no-unshare-uts",
      [](SandboxPlan& p) {

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/unique_fd.h"
 #include "launcher/process/child_process.h"
+#include "launcher/process/exec_setup.h"
 
 namespace cordon {
 
@@ -24,7 +25,9 @@ CapturedRun run_capture(const std::vector<std::string>& args) {
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
   if (pid == 0) {
-    // Default signals: the launcher may hold termination signals blocked around a launch.
+    // Default signals: the launcher may hold termination signals blocked around a launch, and
+    // its caller may have left some ignored.
+    reset_signal_dispositions();
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -13,6 +13,7 @@ struct LaunchOutcome {
   double duration_seconds = 0;
   std::vector<std::string> survivors;   // session processes alive after the sandbox exited (then killed)
   std::vector<std::string> limit_hits;  // budgets the session ran into
+  std::vector<std::string> teardown_problems;  // a stage's teardown check that failed (survivors were still reaped)
 };
 
 }  // namespace cordon

@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -21,6 +24,8 @@
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/process/child_process.h"
+#include "launcher/process/exec_setup.h"
+#include "launcher/process/session_init.h"
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
@@ -50,6 +55,7 @@ struct Placement {
   // Nothing the launcher inherited reaches the sandbox: every other descriptor closes on exec.
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
   for (size_t i = 0; i < count; ++i) ::fcntl(placements[i].target, F_SETFD, 0);
+  reset_signal_dispositions();  // nothing the caller ignored reaches bwrap or the command
   ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
@@ -63,20 +69,22 @@ std::string read_all(int fd) {
   return text;
 }
 
-// In the child: runs the stages; on failure sends "what\nfix" to the parent and exits.
+// In the child: sends "what\nfix" to the parent, which refuses the launch with it, and exits.
+[[noreturn]] void refuse_from_child(int error_fd, const std::string& what, const std::string& fix) {
+  std::string report = what + "\n" + fix;
+  ssize_t ignored = ::write(error_fd, report.data(), report.size());
+  (void)ignored;
+  ::_exit(kExitLaunchRefused);
+}
+
+// In the child: runs the stages; on failure reports to the parent and exits.
 void run_stages_in_child(const std::vector<LaunchStage*>& stages, int error_fd) {
   try {
     for (LaunchStage* stage : stages) stage->in_child();
   } catch (const Error& e) {
-    std::string report = std::string(e.what()) + "\n" + e.fix();
-    ssize_t ignored = ::write(error_fd, report.data(), report.size());
-    (void)ignored;
-    ::_exit(kExitLaunchRefused);
+    refuse_from_child(error_fd, e.what(), e.fix());
   } catch (const std::exception& e) {
-    std::string report = std::string("launch stage failed: ") + e.what() + "\n";
-    ssize_t ignored = ::write(error_fd, report.data(), report.size());
-    (void)ignored;
-    ::_exit(kExitLaunchRefused);
+    refuse_from_child(error_fd, std::string("launch stage failed: ") + e.what(), "");
   }
 }
 
@@ -167,61 +175,111 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
 
 // The forked child: the stages, the rlimits, then bwrap. Never returns.
 [[noreturn]] void run_child(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
-                            std::vector<int>& moved, char* const argv[], const sigset_t& child_mask) {
+                            std::vector<int>& moved, char* const argv[], const SignalWatch& signals, pid_t launcher) {
+  // Tied to the launcher before anything else: if it is killed during setup, this child (the
+  // jail's holder, then bwrap's monitor, which passes it on with --die-with-parent) dies too.
+  if (!die_with_launcher(launcher)) ::_exit(kExitLaunchRefused);
   run_stages_in_child(stages, d.error_write.get());
-  if (!apply_rlimits(plan.limits)) {
-    const char report[] = "could not apply the session's resource limits (setrlimit)\n";
-    ssize_t ignored = ::write(d.error_write.get(), report, sizeof report - 1);
-    (void)ignored;
-    ::_exit(kExitLaunchRefused);
+  if (!apply_rlimits(plan.limits))
+    refuse_from_child(d.error_write.get(), "could not apply the session's resource limits (setrlimit)", "");
+  // From here on this process only waits outside the session's pid namespace; its init
+  // (which returns here) becomes bwrap. See process/session_init.h.
+  try {
+    if (!plan.skip_session_init) fork_session_init(signals.watched(), d.error_write.get());
+  } catch (const Error& e) {
+    refuse_from_child(d.error_write.get(), e.what(), e.fix());
   }
   // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
   char* empty_env[] = {nullptr};
-  exec_bwrap(d.placements, moved, argv, plan.inherit_environment ? environ : empty_env, child_mask);
+  exec_bwrap(d.placements, moved, argv, plan.inherit_environment ? environ : empty_env, signals.child_mask());
 }
 
 struct Supervision {
   int wait_status = 0;
   bool wall_clock_hit = false;
+  std::string status;  // bwrap's --json-status-fd stream, as far as it got
 };
 
-// Waits for bwrap's monitor to exit, forwarding termination signals and keeping the wall clock.
+// bwrap's status stream, read as it arrives: it says when the sandbox's child exists.
+class StatusStream {
+ public:
+  explicit StatusStream(int fd) : fd_(fd) { ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK); }
+  int fd() const { return open_ ? fd_ : -1; }
+  // Reads what is there; true once the child-pid line has been seen.
+  bool read_available(std::string& text) {
+    char buffer[512];
+    ssize_t n;
+    while (open_ && (n = ::read(fd_, buffer, sizeof buffer)) != 0) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;  // EAGAIN: nothing more for now
+      }
+      if (text.size() < 65536) text.append(buffer, static_cast<size_t>(n));
+    }
+    if (n == 0) open_ = false;
+    return bwrap_status_says_sandbox_started(text);
+  }
+
+ private:
+  int fd_;
+  bool open_ = true;
+};
+
+// Milliseconds until the wall-clock deadline (rounded up), or -1 when there is none.
+int poll_timeout(long long wall_clock_seconds, bool hit, std::chrono::steady_clock::time_point deadline) {
+  if (wall_clock_seconds <= 0 || hit) return -1;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+// Waits for bwrap's monitor to exit, passing on termination signals and keeping the wall
+// clock. A signal sent to the launcher while bwrap is still setting up is held until bwrap has
+// reported the sandbox's child (the child then dies with it); before that, killing bwrap
+// could leave a half-made sandbox running unsupervised.
 Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wall_clock_seconds,
-                      std::chrono::steady_clock::time_point started) {
+                      std::chrono::steady_clock::time_point started, int status_fd) {
   Supervision result;
   const auto deadline = started + std::chrono::seconds(wall_clock_seconds);
+  UniqueFd signals(::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (!signals.valid()) throw Error(errno_text("signalfd", errno));
+  StatusStream stream(status_fd);
+  bool sandbox_started = false;
+  std::vector<int> held;
   for (;;) {
-    siginfo_t info{};
-    int sig;
-    if (wall_clock_seconds > 0 && !result.wall_clock_hit) {
-      auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
-        // every process of its pid namespace.
-        result.wall_clock_hit = true;
-        ::kill(child.pid(), SIGKILL);
-        continue;
-      }
-      timespec timeout{static_cast<time_t>(left.count() / 1000000000), static_cast<long>(left.count() % 1000000000)};
-      sig = ::sigtimedwait(&watched, &info, &timeout);
-      if (sig < 0 && errno == EAGAIN) continue;
-    } else {
-      sig = ::sigwaitinfo(&watched, &info);
-    }
-    if (sig < 0) {
-      if (errno == EINTR) continue;
-      throw Error(errno_text("sigwaitinfo", errno));
-    }
-    if (sig == SIGCHLD) {
-      if (auto status = child.try_wait()) {
-        result.wait_status = *status;
-        return result;
-      }
+    pollfd fds[2] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
+    int ready = ::poll(fds, 2, poll_timeout(wall_clock_seconds, result.wall_clock_hit, deadline));
+    if (ready < 0 && errno != EINTR) throw Error(errno_text("poll", errno));
+    if (ready == 0) {
+      // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
+      // every process of its pid namespace.
+      result.wall_clock_hit = true;
+      ::kill(child.pid(), SIGKILL);
       continue;
     }
-    // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
-    // sends it); only signals sent to the launcher alone are passed on.
-    if (info.si_code != SI_KERNEL) ::kill(child.pid(), sig);
+    if (fds[1].revents && !sandbox_started && stream.read_available(result.status)) {
+      sandbox_started = true;
+      for (int sig : held) ::kill(child.pid(), sig);
+      held.clear();
+    } else if (fds[1].revents) {
+      stream.read_available(result.status);
+    }
+    signalfd_siginfo info{};
+    while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGCHLD) continue;  // checked below, whatever woke us
+      // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
+      // sends it); only signals sent to the launcher alone are passed on.
+      if (info.ssi_code == SI_KERNEL) continue;
+      if (sandbox_started)
+        ::kill(child.pid(), sig);
+      else
+        held.push_back(sig);
+    }
+    if (auto status = child.try_wait()) {
+      result.wait_status = *status;
+      stream.read_available(result.status);
+      return result;
+    }
   }
 }
 
@@ -246,15 +304,15 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   argv.push_back(nullptr);
 
   SignalWatch signals;
-  const sigset_t child_mask = signals.child_mask();
   signals.throw_if_interrupted();
   std::vector<int> moved(d.placements.size());  // scratch for the child: no allocation after fork
   // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
   // the launcher, which reaps them, instead of lingering as zombies under the host's init.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const pid_t launcher = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), child_mask);
+  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), signals, launcher);
   ChildProcess child(pid);
   d.status_write.reset();
   d.error_write.reset();
@@ -268,18 +326,26 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
       throw;
     }
   }
-  const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started);
+  const Supervision ended =
+      supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started, d.status_read.get());
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
-  const std::string status = read_all(d.status_read.get());
   LaunchOutcome outcome;
-  outcome.command_ran = bwrap_status_says_command_ran(status);
+  outcome.command_ran = bwrap_status_says_command_ran(ended.status);
   outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
   outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (ended.wall_clock_hit) outcome.limit_hits.emplace_back("wall_clock_seconds");
   for (const auto& r : plan.limits.rlimits)
     if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
-  for (LaunchStage* stage : stages) stage->after_exit();
+  // Every stage's teardown check runs, and the survivors are reaped, whatever fails: a failed
+  // check is reported, never a reason to leave a process of the session running.
+  for (LaunchStage* stage : stages) {
+    try {
+      stage->after_exit();
+    } catch (const Error& e) {
+      outcome.teardown_problems.push_back(e.what());
+    }
+  }
   outcome.survivors = reap_survivors();
   if (WIFEXITED(ended.wait_status) && !outcome.command_ran)
     throw_setup_failure(plan, ended.wait_status, d.error_read.get());

@@ -19,5 +19,12 @@ TEST(BwrapStatus, NoExitCodeMeansItDidNot) {
   EXPECT_FALSE(bwrap_status_says_command_ran("{ \"note\": \"exit-code 1\" }\n"));
 }
 
+TEST(BwrapStatus, ChildPidLineMeansTheSandboxStarted) {
+  EXPECT_TRUE(bwrap_status_says_sandbox_started("{ \"child-pid\": 42 }\n"));
+  EXPECT_FALSE(bwrap_status_says_sandbox_started(""));
+  EXPECT_FALSE(bwrap_status_says_sandbox_started("{ \"child-p"));
+  EXPECT_FALSE(bwrap_status_says_sandbox_started("{ \"note\": \"child-pid\" }\n"));
+}
+
 }  // namespace
 }  // namespace cordon

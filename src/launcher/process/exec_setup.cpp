@@ -1,0 +1,24 @@
+#include "launcher/process/exec_setup.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+
+namespace cordon {
+
+void reset_signal_dispositions() {
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &default_action, nullptr);  // EINVAL for gaps: fine
+}
+
+bool die_with_launcher(pid_t launcher_pid) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return false;
+  // The launcher may have died between fork and prctl: then no signal will ever come.
+  return ::getppid() == launcher_pid;
+}
+
+}  // namespace cordon

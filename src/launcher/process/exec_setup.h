@@ -1,0 +1,20 @@
+// What every forked child of the launcher does before it execs a program (bwrap, pasta, a
+// helper): the steps that tie it to the session and give it a clean signal state. Only
+// async-signal-safe calls: they run between fork and execve.
+#pragma once
+
+#include <sys/types.h>
+
+namespace cordon {
+
+// Every signal's disposition back to SIG_DFL. A caller that ignores SIGPIPE (Python, some CI
+// runners) passes SIG_IGN through fork and exec; Debian 12's pasta then refuses to start, and
+// a sandboxed command would inherit an ignored signal it never asked for.
+void reset_signal_dispositions();
+
+// The child is sent SIGKILL when the launcher dies, whatever kills it (SIGKILL included). The
+// setting survives execve of a non-setuid program. Returns false when the launcher
+// (`launcher_pid`) is already gone, so the caller exits instead of running unsupervised.
+bool die_with_launcher(pid_t launcher_pid);
+
+}  // namespace cordon
