@@ -16,6 +16,7 @@
 #include "common/network_opt_out.h"
 #include "launcher/jail/routes.h"
 #include "launcher/process/pidfd.h"
+#include "launcher/process/session_init.h"
 
 namespace cordon::jail {
 namespace {
@@ -48,14 +49,6 @@ void send_byte(int fd, char c) {
   do n = ::write(fd, &c, 1);
   while (n < 0 && errno == EINTR);
   if (n != 1) throw Error(errno_text("egress jail: signalling across the fork", errno), fix_report());
-}
-
-void write_proc(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  int err = errno;
-  if (fd >= 0) ::close(fd);
-  if (!ok) throw Error(errno_text("egress jail: writing " + path, err), fix_report());
 }
 
 void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
@@ -100,8 +93,12 @@ std::string processes_left_in_namespace(dev_t dev, ino_t ino, int timeout_ms) {
 
 }  // namespace
 
-EgressJail::EgressJail(JailPlan plan, std::string pasta_path)
-    : plan_(std::move(plan)), pasta_path_(std::move(pasta_path)), uid_(::getuid()), gid_(::getgid()) {
+EgressJail::EgressJail(JailPlan plan, std::string pasta_path, std::string session_id)
+    : plan_(std::move(plan)),
+      pasta_path_(std::move(pasta_path)),
+      session_id_(std::move(session_id)),
+      uid_(::getuid()),
+      gid_(::getgid()) {
   make_pipe(to_child_read_, to_child_write_);
   make_pipe(to_parent_read_, to_parent_write_);
 }
@@ -118,9 +115,7 @@ void EgressJail::in_child() {
                 "in a container allow unshare/clone in its seccomp profile); or " +
                     egress_jail_opt_out());
   // Our own ids, 1:1: works unprivileged and as root; bwrap nests its own mapping on top.
-  write_proc("/proc/self/setgroups", "deny");
-  write_proc("/proc/self/uid_map", std::to_string(uid_) + " " + std::to_string(uid_) + " 1\n");
-  write_proc("/proc/self/gid_map", std::to_string(gid_) + " " + std::to_string(gid_) + " 1\n");
+  map_own_ids(uid_, gid_);
   send_byte(to_parent_write_.get(), 'N');
 
   switch (await_byte(to_child_read_.get(), 'G', kGoTimeoutMs)) {
@@ -146,7 +141,7 @@ void EgressJail::after_fork(pid_t child) {
     netns_ino_ = st.st_ino;
 
     pasta_ = std::make_unique<Pasta>();
-    pasta_->start(pasta_path_, child, plan_.dns_forward);
+    pasta_->start(pasta_path_, child, plan_.dns_forward, session_id_);
     send_byte(to_child_write_.get(), 'G');
     Signal routes = await_byte(to_parent_read_.get(), 'R', kRoutesTimeoutMs);
     if (routes == Signal::TimedOut)

@@ -11,7 +11,10 @@
 //   "G" -------------------------------------> wait "G"; flush, program, read back routes
 //   wait "R" <-------------------------------- "R" routes verified; exec bwrap
 //   ... sandbox runs ...
-//   after exit: end pasta, remove temp dir, check no process is left in the namespace
+//   after exit: end and reap pasta, check no process is left in the namespace
+//
+// pasta is the launcher's child and dies with it (see pasta.h); the holder, then bwrap, dies
+// with it too (run/sandbox sets PR_SET_PDEATHSIG in the forked child).
 //
 // Every wait is bounded; every failure refuses the launch (nothing runs). There is no
 // fallback to the host network.
@@ -38,8 +41,8 @@ std::string check_jail_prerequisites(const Config& config);
 class EgressJail : public LaunchStage {
  public:
   // Creates the synchronisation pipes. `pasta_path` comes from check_jail_prerequisites(),
-  // which the caller runs first.
-  EgressJail(JailPlan plan, std::string pasta_path);
+  // which the caller runs first; `session_id` names pasta's temp dir (a crash sweep finds it).
+  EgressJail(JailPlan plan, std::string pasta_path, std::string session_id);
   ~EgressJail() override;
   EgressJail(const EgressJail&) = delete;
   EgressJail& operator=(const EgressJail&) = delete;
@@ -53,6 +56,7 @@ class EgressJail : public LaunchStage {
  private:
   JailPlan plan_;
   std::string pasta_path_;
+  std::string session_id_;
   uid_t uid_;
   gid_t gid_;
   UniqueFd to_child_read_, to_child_write_;    // launcher -> holder: "G"

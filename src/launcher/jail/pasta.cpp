@@ -1,7 +1,8 @@
 #include "launcher/jail/pasta.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,13 +10,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "common/error.h"
+#include "common/memfd.h"
 #include "common/network_opt_out.h"
 #include "common/text.h"
+#include "launcher/process/exec_setup.h"
 #include "launcher/process/pidfd.h"
 
 namespace cordon::jail {
@@ -30,8 +32,16 @@ const std::string& fix_report() {
   return fix;
 }
 
-// pasta's stderr without its syslog complaints (it logs to syslog when it has no terminal).
-std::string pasta_messages(const std::string& log) {
+// pasta's output without its syslog complaints (it logs to syslog when it has no terminal).
+std::string pasta_messages(int log_fd) {
+  std::string log;
+  char buffer[4096];
+  ssize_t n;
+  off_t at = 0;
+  while (log.size() < 65536 && (n = ::pread(log_fd, buffer, sizeof buffer, at)) > 0) {
+    log.append(buffer, static_cast<size_t>(n));
+    at += n;
+  }
   std::istringstream in(log);
   std::string line, out;
   while (std::getline(in, line))
@@ -39,43 +49,28 @@ std::string pasta_messages(const std::string& log) {
   return out.empty() ? "(no message)" : out;
 }
 
-// Clears PR_SET_CHILD_SUBREAPER for its lifetime. The launcher reaps the sandbox's orphans
-// as a subreaper; pasta's daemon must not become one of them, or the launcher would have to
-// wait out the kernel's slow removal of its tap device (and count pasta as a survivor).
-class NotASubreaper {
- public:
-  NotASubreaper() {
-    ::prctl(PR_GET_CHILD_SUBREAPER, &was_);
-    if (was_) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
-  }
-  ~NotASubreaper() {
-    if (was_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  }
-  NotASubreaper(const NotASubreaper&) = delete;
-  NotASubreaper& operator=(const NotASubreaper&) = delete;
-
- private:
-  int was_ = 0;
-};
-
 // Ports forwarded in neither direction (-t/-u/-T/-U none) and no gateway-to-host-loopback
 // mapping: the host's own services stay out of reach. IPv4 only; DNS sent to the forwarder
-// address goes to the host's resolver.
+// address goes to the host's resolver. -f keeps pasta in the foreground, as our child.
 std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder, const std::string& dns_forward,
-                                    const std::string& pid_file) {
-  std::vector<std::string> args = {pasta_path,      "--config-net", "-4",   "-t",     "none", "-u",
-                                   "none",          "-T",           "none", "-U",     "none", "--no-map-gw",
-                                   "--dns-forward", dns_forward,    "-P",   pid_file, "-q"};
+                                    const std::string& ready_fifo) {
+  std::vector<std::string> args = {pasta_path, "--config-net", "-4",          "-t",        "none",
+                                   "-u",       "none",         "-T",          "none",      "-U",
+                                   "none",     "--no-map-gw",  "--dns-forward", dns_forward, "-f",
+                                   "-P",       ready_fifo,     "-q"};
   // As root pasta would switch to "nobody", who cannot enter the holder's user namespace.
   if (::geteuid() == 0) args.insert(args.end(), {"--runas", "0"});
   args.push_back(std::to_string(holder));
   return args;
 }
 
-// The forked child: its own session (a terminal's Ctrl-C must not end it mid-session),
-// default signals, no inherited descriptors, no environment. Never returns.
-[[noreturn]] void exec_pasta(char* const argv[], int log_fd) {
+// The forked child: dies with the launcher, its own session (a terminal's Ctrl-C must not end
+// it mid-session), default signal dispositions and mask, no inherited descriptors, no
+// environment. Never returns.
+[[noreturn]] void exec_pasta(char* const argv[], int log_fd, pid_t launcher) {
+  if (!die_with_launcher(launcher)) ::_exit(127);
   ::setsid();
+  reset_signal_dispositions();
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -89,80 +84,91 @@ std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder,
 
 }  // namespace
 
-void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string& dns_forward) {
-  char dir_template[] = "/tmp/cordon-jail-XXXXXX";
-  if (!::mkdtemp(dir_template))
-    throw Error(errno_text("egress jail: mkdtemp /tmp/cordon-jail-XXXXXX", errno), fix_report());
-  temp_dir_ = dir_template;
-  const std::string pid_file = temp_dir_ + "/pasta.pid";
-  const std::string log_file = temp_dir_ + "/pasta.log";
+std::string pasta_temp_dir(const std::string& session_id) { return "/tmp/cordon-jail-" + session_id; }
 
-  std::vector<std::string> args = pasta_args(pasta_path, holder, dns_forward, pid_file);
+void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string& dns_forward,
+                  const std::string& session_id) {
+  const std::string dir = pasta_temp_dir(session_id);
+  // A fresh name (the session id is random): an existing one is someone else's, never reused.
+  if (::mkdir(dir.c_str(), 0700) != 0) throw Error(errno_text("egress jail: mkdir " + dir, errno), fix_report());
+  temp_dir_ = dir;
+  const std::string fifo = temp_dir_ + "/ready";
+  if (::mkfifo(fifo.c_str(), 0600) != 0) throw Error(errno_text("egress jail: mkfifo " + fifo, errno), fix_report());
+  // Open for reading first and without blocking: pasta's open for writing then never waits,
+  // and its write of its pid is the readiness signal.
+  UniqueFd ready(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!ready.valid()) throw Error(errno_text("egress jail: " + fifo, errno), fix_report());
+  log_ = create_memfd("cordon:pasta-log");
+
+  std::vector<std::string> args = pasta_args(pasta_path, holder, dns_forward, fifo);
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-
-  int log_fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (log_fd < 0) throw Error(errno_text("egress jail: " + log_file, errno), fix_report());
-  UniqueFd log(log_fd);
-  // Until pasta's first process has exited (its daemon is then re-parented above us). Only
-  // the holder is our child meanwhile, and it is alive and waiting for "G".
-  NotASubreaper not_a_subreaper;
+  const pid_t launcher = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_text("egress jail: fork", errno), fix_report());
-  if (pid == 0) exec_pasta(argv.data(), log.get());
-  // pasta returns once the namespace is configured; its daemon stays behind.
-  UniqueFd starter(pidfd_open(pid));
-  if (!starter.valid() || !wait_readable(starter.get(), kPastaTimeoutMs)) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    adopt_daemon(pid_file);  // if a daemon was already forked, stop() ends it
-    throw Error("egress jail: pasta did not finish attaching within " + std::to_string(kPastaTimeoutMs / 1000) + " s",
-                fix_report());
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw Error("egress jail: pasta could not attach to the sandbox's network namespace (exit status " +
-                    std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
-                    "): " + pasta_messages(read_text_file(log_file)),
-                "check that passt is intact (apt-get install --reinstall passt); " + std::string(fix_report()));
-
-  adopt_daemon(pid_file);
-  if (!pidfd_.valid())
-    throw Error("egress jail: pasta reported success but its process (pid file " + pid_file + ") is not running",
-                fix_report());
+  if (pid == 0) exec_pasta(argv.data(), log_.get(), launcher);
+  process_ = ChildProcess(pid);
+  pidfd_.reset(pidfd_open(pid));
+  if (!pidfd_.valid()) throw Error(errno_text("egress jail: pidfd_open(pasta)", errno), fix_report());
+  await_ready(ready.get());
+  std::string left = remove_temp_dir();
+  if (!left.empty()) throw Error("egress jail: " + left, fix_report());
 }
 
-void Pasta::adopt_daemon(const std::string& pid_file) {
-  pid_ = static_cast<pid_t>(std::atol(read_text_file(pid_file).c_str()));
-  if (pid_ > 0) pidfd_.reset(pidfd_open(pid_));
+void Pasta::await_ready(int ready_fd) {
+  pollfd fds[2] = {{ready_fd, POLLIN, 0}, {pidfd_.get(), POLLIN, 0}};
+  int n;
+  do n = ::poll(fds, 2, kPastaTimeoutMs);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    throw Error("egress jail: pasta did not finish attaching within " + std::to_string(kPastaTimeoutMs / 1000) + " s",
+                fix_report());
+  char text[32] = {};
+  ssize_t got = (fds[0].revents & POLLIN) ? ::read(ready_fd, text, sizeof text - 1) : 0;
+  if (got > 0 && std::atol(text) == process_.pid()) return;
+  if (fds[1].revents & POLLIN) {
+    int status = process_.wait();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      throw Error("egress jail: pasta reported success (exit status 0) without attaching: run in the foreground (-f), "
+                  "it must write its pid once the namespace is configured and stay",
+                  "check that /usr/bin/pasta is Debian's passt (apt-get install --reinstall passt); " +
+                      std::string(fix_report()));
+    throw Error("egress jail: pasta could not attach to the sandbox's network namespace (exit status " +
+                    std::to_string(exit_code_from_wait_status(status)) + "): " + pasta_messages(log_.get()),
+                "check that passt is intact (apt-get install --reinstall passt); " + std::string(fix_report()));
+  }
+  throw Error("egress jail: pasta signalled readiness with an unexpected pid (\"" + std::string(text) + "\")",
+              fix_report());
+}
+
+std::string Pasta::remove_temp_dir() {
+  if (temp_dir_.empty()) return "";
+  ::unlink((temp_dir_ + "/ready").c_str());
+  std::string problem;
+  if (::rmdir(temp_dir_.c_str()) != 0 && errno != ENOENT) problem = errno_text("temp dir " + temp_dir_ + " left behind", errno);
+  temp_dir_.clear();
+  return problem;
 }
 
 std::string Pasta::stop() {
   std::string problems;
-  if (pidfd_.valid()) {
+  if (process_.running()) {
     // Attached by PID, pasta holds the namespace open itself and never leaves on its own, so
     // ending it is the normal teardown. It keeps no state worth a graceful stop: SIGKILL,
-    // through the pidfd so a recycled PID can never be hit. Once it is exiting it cannot run
-    // again; the kernel's removal of its tap device (~20-40 ms of RCU waits) then finishes in
-    // the background instead of delaying the launcher's exit.
+    // through the pidfd so a recycled PID can never be hit; then reaped, being our child.
     if (pidfd_signal(pidfd_.get(), SIGKILL) != 0 && errno != ESRCH)
-      problems += errno_text("could not end pasta (pid " + std::to_string(pid_) + ")", errno);
-    else if (!wait_exiting(pidfd_.get(), pid_, kPastaExitTimeoutMs))
-      problems += "pasta (pid " + std::to_string(pid_) + ") was sent SIGKILL but has not exited after " +
+      problems += errno_text("could not end pasta (pid " + std::to_string(process_.pid()) + ")", errno);
+    if (wait_readable(pidfd_.get(), kPastaExitTimeoutMs))
+      process_.wait();
+    else
+      problems += "pasta (pid " + std::to_string(process_.pid()) + ") was sent SIGKILL but has not exited after " +
                   std::to_string(kPastaExitTimeoutMs / 1000) + " s";
-    pidfd_.reset();
   }
-  if (!temp_dir_.empty()) {
-    for (const char* name : {"/pasta.pid", "/pasta.log"}) ::unlink((temp_dir_ + name).c_str());
-    if (::rmdir(temp_dir_.c_str()) != 0 && errno != ENOENT)
-      problems += std::string(problems.empty() ? "" : "; ") +
-                  errno_text("temp dir " + temp_dir_ + " left behind", errno);
-    temp_dir_.clear();
-  }
+  pidfd_.reset();
+  std::string left = remove_temp_dir();
+  if (!left.empty()) problems += (problems.empty() ? "" : "; ") + left;
   return problems;
 }
 
