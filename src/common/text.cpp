@@ -64,4 +64,48 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(kSpace) - begin + 1));
 }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at `at` (1-4), or 0 when it is not one.
+size_t utf8_length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(at);
+  size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i)
+    if ((byte(at + i) & 0xc0) != 0x80) return 0;
+  uint32_t code = length == 1 ? lead : lead & (0x7f >> length);
+  for (size_t i = 1; i < length; ++i) code = (code << 6) | (byte(at + i) & 0x3f);
+  static constexpr uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+  return length;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    size_t length = utf8_length(text, at);
+    const auto lead = static_cast<unsigned char>(text[at]);
+    // C0 controls and DEL; U+0080..U+009F (C1, encoded C2 80..C2 9F); malformed bytes.
+    bool control = length == 1 ? (lead < 0x20 || lead == 0x7f)
+                               : length == 2 && lead == 0xc2 && static_cast<unsigned char>(text[at + 1]) < 0xa0;
+    if (length == 0 || control) {
+      size_t escaped = length == 0 ? 1 : length;
+      for (size_t i = 0; i < escaped; ++i) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[at + i]));
+        out += hex;
+      }
+      at += escaped;
+      continue;
+    }
+    out.append(text.substr(at, length));
+    at += length;
+  }
+  return out;
+}
+
 }  // namespace cordon

@@ -21,6 +21,11 @@ std::optional<std::string> read_file(const std::string& path, size_t limit = 1 <
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
+// `text` as a terminal may show it: C0 and C1 control characters (ESC, CR, BEL, CSI, ...),
+// DEL and bytes that are not UTF-8 become \xNN, so a recorded path or message cannot move the
+// cursor, set a title or write to the clipboard of whoever reads it.
+std::string terminal_safe(std::string_view text);
+
 // `text` without leading and trailing whitespace (space, tab, CR, LF, VT, FF).
 std::string trim(std::string_view text);
 

@@ -305,4 +305,27 @@ CgroupFinish SessionCgroup::clean_up() {
   return report;
 }
 
+CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, const std::string& session_id) {
+  CgroupFinish report;
+  for (const auto& parent : parent_dirs) {
+    const std::string dir = parent + "/cordon-" + session_id;
+    if (::access(dir.c_str(), F_OK) == 0) {
+      if (size_t left = kill_members(dir))
+        report.problems.push_back(std::to_string(left) + " process(es) were still in " + dir + " (killed)");
+      if (int err = remove_dir(dir))
+        report.problems.push_back(errno_text("removing the session cgroup " + dir, err));
+      else report.removed.push_back(dir);
+    }
+    // The crashed launcher's own v2 leaf: empty now that it is gone. The controllers it may
+    // have enabled in the parent stay enabled (harmless; another session may be using them).
+    const std::string leaf = parent + "/cordon-launcher-" + session_id;
+    if (::access(leaf.c_str(), F_OK) == 0) {
+      if (int err = remove_dir(leaf))
+        report.problems.push_back(errno_text("removing the launcher's cgroup " + leaf, err));
+      else report.removed.push_back(leaf);
+    }
+  }
+  return report;
+}
+
 }  // namespace cordon::cgroup

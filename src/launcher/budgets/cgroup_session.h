@@ -34,6 +34,11 @@ struct CgroupFinish {
 // when nothing stands in the way. For `cordon doctor`; the launch itself finds out by trying.
 std::string v2_sharing_problem(const Budget& budget);
 
+// After a launcher died without its teardown (SIGKILL): kills what is left in the session's
+// cgroups "<parent>/cordon-<session_id>", removes them and the launcher's v2 leaf
+// "<parent>/cordon-launcher-<session_id>". For the crash sweep (record/sweep).
+CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, const std::string& session_id);
+
 class SessionCgroup : public LaunchStage {
  public:
   // Creates "<parent>/cordon-<session_id>" for every hierarchy that carries a budget, writes

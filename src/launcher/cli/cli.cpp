@@ -52,9 +52,11 @@ struct Commands {
   SessionOptions run, argv, verify, status;
   bool verify_deep = false;
   std::string shim_agent, shim_binary, session_id;
+  bool sessions_json = false;
+  std::optional<long long> prune_keep, prune_keep_days;
   bool doctor_json = false;
   CLI::App *run_cmd, *argv_cmd, *verify_cmd, *status_cmd, *shim_cmd, *shim_install_cmd, *shim_remove_cmd, *sessions_cmd,
-      *doctor_cmd;
+      *doctor_cmd, *sessions_list_cmd, *sessions_gc_cmd, *sessions_prune_cmd;
 };
 
 void add_session_commands(CLI::App& app, Commands& c) {
@@ -82,10 +84,18 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.shim_remove_cmd->add_option("--agent", c.shim_agent, "Agent name")->required();
   c.shim_cmd->add_subcommand("status", "Show what is shimmed");
   c.shim_cmd->require_subcommand(1);
-  c.sessions_cmd = app.add_subcommand("sessions", "List recorded sessions, or show one (manifest + receipt)");
-  c.sessions_cmd->add_subcommand("list", "List recorded sessions");
-  CLI::App* show = c.sessions_cmd->add_subcommand("show", "Print one session record (JSON)");
+  c.sessions_cmd = app.add_subcommand("sessions", "The session records: list, show one, sweep crashes, prune");
+  c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
+  c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
+  CLI::App* show = c.sessions_cmd->add_subcommand("show", "Print one session as one JSON document (cordon-session)");
   show->add_option("id", c.session_id, "Session id from `cordon sessions list`")->required();
+  c.sessions_gc_cmd = c.sessions_cmd->add_subcommand(
+      "gc", "Sweep sessions whose launcher died: kill and remove their cgroups, remove temp dirs, close their records");
+  c.sessions_prune_cmd = c.sessions_cmd->add_subcommand("prune", "Remove the oldest ended records beyond the retention");
+  c.sessions_prune_cmd->add_option("--keep", c.prune_keep, "Keep at most N records (default: [records] keep)")
+      ->check(CLI::Range(1LL, 1LL << 40));
+  c.sessions_prune_cmd->add_option("--keep-days", c.prune_keep_days, "Remove records older than D days (0: none)")
+      ->check(CLI::Range(0LL, 1LL << 40));
   c.sessions_cmd->require_subcommand(1);
   c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
@@ -121,7 +131,11 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   }
   if (*c.sessions_cmd) {
     std::string dir = sessions_dir(facts_for(config, {}));
-    return c.session_id.empty() ? print_sessions_list(dir) : print_session(dir, c.session_id);
+    if (*c.sessions_gc_cmd) return run_sessions_gc(dir);
+    if (*c.sessions_prune_cmd)
+      return run_sessions_prune(dir, c.prune_keep.value_or(config.records_keep),
+                                c.prune_keep_days.value_or(config.records_keep_days));
+    return c.session_id.empty() ? print_sessions_list(dir, c.sessions_json) : print_session(dir, c.session_id);
   }
   // From before anything is made until the record is complete and the error (if any) is
   // printed, a Ctrl-C, hang-up or SIGTERM waits instead of killing the launcher halfway and

@@ -210,6 +210,15 @@ void apply_limits(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
+void apply_records(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "records", {"keep", "keep_days"});
+  if (auto* v = t.get("keep")) {
+    c.records_keep = as_non_negative(o, *v, "records.keep");
+    if (c.records_keep < 1) fail(o, *v, "records.keep", "must be at least 1 (the latest session's record is kept)");
+  }
+  if (auto* v = t.get("keep_days")) c.records_keep_days = as_non_negative(o, *v, "records.keep_days");
+}
+
 void apply_agents(const Origin& o, const toml::table& t, Config& c) {
   for (const auto& [k, v] : t) {
     std::string name(k.str());
@@ -234,6 +243,7 @@ constexpr Section kSections[] = {
     {"git", apply_git},
     {"network", apply_network},
     {"limits", apply_limits},
+    {"records", apply_records},
     {"agents", apply_agents},
 };
 
@@ -315,7 +325,7 @@ std::vector<std::string> config_schema_keys() {
       "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny", "home.keep",
       "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",         "git.email",
       "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",  "agents.*.home",
-      "agents.*.env",        "agents.*.allow_ptrace"};
+      "agents.*.env",        "agents.*.allow_ptrace",  "records.keep",        "records.keep_days"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.emplace_back("limits.best_effort");
   return keys;

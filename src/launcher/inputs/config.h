@@ -57,6 +57,9 @@ struct Config {
   std::map<std::string, long long> limits;
   std::vector<std::string> limits_best_effort;  // limits allowed to go unenforced on this host
 
+  // [records]: the session records' retention (applied at every launch and by `sessions prune`)
+  long long records_keep = 1000;     // at most this many ended records
+  long long records_keep_days = 90;  // and none older than this many days (0 = no age bound)
   // [agents.NAME]
   std::map<std::string, AgentProfile> agents;
 

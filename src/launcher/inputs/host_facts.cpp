@@ -171,6 +171,12 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
 }
 
 std::string sessions_dir(const HostFacts& facts) {
+#ifdef CORDON_TEST_HOOKS
+  // TEST-ONLY (compiled only with -DCORDON_TEST_HOOKS=ON): the suite keeps its records, its
+  // last-verify and its caches in a private directory, never in the host's real state.
+  if (const std::string* test_dir = facts.env_value("CORDON_TEST_STATE_DIR"); test_dir && !test_dir->empty())
+    return *test_dir + "/" + std::to_string(facts.uid) + "/sessions";
+#endif
   return sessions_dir(facts.uid, facts.home, facts.env_value("XDG_STATE_HOME"), facts.workspace);
 }
 

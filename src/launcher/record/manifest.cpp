@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cerrno>
 #include <ctime>
 #include <fstream>
@@ -61,6 +62,22 @@ Json limits_json(const LimitPlan& limits) {
           {"cgroups", cgroups}};
 }
 
+// Who launched the session, for a reader of the record: the state file's lock, not these
+// numbers, decides whether the launcher is still there.
+Json launcher_json() {
+  std::string stat = read_text_file("/proc/self/stat");
+  long long start_ticks = 0;
+  auto close = stat.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i)
+      if (i == 22) start_ticks = std::atoll(field.c_str());  // field 22: starttime, clock ticks after boot
+  }
+  return {{"pid", ::getpid()}, {"start_ticks", start_ticks},
+          {"boot_id", bytes_json(trim(read_text_file("/proc/sys/kernel/random/boot_id")))}};
+}
+
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
   const std::string config_text = config.file_found ? read_text_file(config.source_path) : "";
   std::vector<std::string> env_names;
@@ -71,6 +88,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"version", kRecordVersion},
       {"session", id},
       {"started", utc_now()},
+      {"launcher", launcher_json()},
       {"uid", facts.uid},
       {"user", bytes_json(facts.user)},
       {"config_path", bytes_json(config.source_path)},
@@ -121,11 +139,13 @@ std::string new_session_id() {
   return utc_stamp() + "-" + suffix;
 }
 
-SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
+SessionRecord::SessionRecord(const std::string& id, const Config& config, const HostFacts& facts,
+                             const SandboxPlan& plan)
+    : id_(id) {
   const std::string dir = sessions_dir(facts);
   make_private_dirs(dir);
-  id_ = new_session_id();
   path_ = dir + "/" + id_ + ".json";
+  state_ = std::make_unique<StateFile>(dir, id_);
   // Written under a temporary name and renamed to a new one: a reader never sees half of it.
   // (Renaming over an existing file would make ext4 flush it to disk: milliseconds per launch.)
   std::string temporary = path_ + ".tmp";
@@ -136,27 +156,49 @@ SessionRecord::SessionRecord(const Config& config, const HostFacts& facts, const
   std::string line = dump_line(manifest_json(id_, config, facts, plan)) + "\n";
   bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   ok = ::close(fd) == 0 && ok;
+  int err = 0;
   if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0) {
-    int err = errno;
+    err = errno ? errno : EIO;
     ::unlink(temporary.c_str());
-    throw Error(errno_text("writing the session record " + path_, err), "nothing runs without a record");
+  }
+  if (err) {
+    state_->remove();
+    throw Error(errno_text("writing the session record " + path_, err),
+                "free space in (or fix the permissions of) " + dir + "; nothing runs without a record");
   }
 }
 
-void SessionRecord::finish(const Receipt& r) {
-  // The receipt is the record's second line, appended in one write.
+std::string SessionRecord::finish(const Receipt& r) {
+  // The receipt is the record's second line, appended in one write; a short write (a full
+  // disk) is cut back off, so the record never holds half a line.
   std::string line = dump_line(receipt_json(r)) + "\n";
+  struct stat before {};
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-  bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  if (fd >= 0) ok = ::close(fd) == 0 && ok;
-  if (!ok) throw Error(errno_text("appending the receipt to " + path_, errno));
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0 && ::fstat(fd, &before) != 0) err = errno;
+  if (!err) {
+    ssize_t n = ::write(fd, line.data(), line.size());
+    if (n != static_cast<ssize_t>(line.size())) err = n < 0 ? errno : ENOSPC;
+    if (err) {
+      int ignored = ::ftruncate(fd, before.st_size);
+      (void)ignored;
+    }
+  }
+  if (fd >= 0 && ::close(fd) != 0 && !err) err = errno;
+  if (!err) {
+    state_->remove();
+    return "";
+  }
+  std::string cause = errno_text("appending the receipt to " + path_, err);
+  state_->note_receipt_failed(r.outcome.exit_code, cause);
+  return cause;
 }
 
 std::vector<std::string> verify_no_sandbox_processes(const LaunchOutcome& outcome) {
   // The launcher is the session's child subreaper: every process of the sandbox that outlives
   // its parent is reparented to it, so once it has no children left (run_sandbox waits for
   // that, bounded) nothing of the session runs. Whatever was still alive is named here.
-  std::vector<std::string> problems;
+  std::vector<std::string> problems = outcome.teardown_problems;
   for (const auto& s : outcome.survivors) problems.push_back(s + " outlived the sandbox (killed)");
   return problems;
 }

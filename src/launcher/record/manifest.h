@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
 #include "launcher/record/outcome.h"
+#include "launcher/record/session_state.h"
 
 namespace cordon {
 
@@ -35,12 +37,14 @@ struct Receipt {
 
 class SessionRecord {
  public:
-  // Writes the manifest (atomically); throws cordon::Error when it cannot, so nothing runs
-  // without a record.
-  SessionRecord(const Config& config, const HostFacts& facts, const SandboxPlan& plan);
+  // Creates and locks the session's state file (session_state.h), then writes the manifest
+  // (atomically); throws cordon::Error when either fails, so nothing runs without a record.
+  SessionRecord(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan);
 
-  // Appends the receipt as the record's second JSON line.
-  void finish(const Receipt& receipt);
+  // Appends the receipt as the record's second JSON line and removes the state file. When the
+  // receipt cannot be written (a full disk), the state file says so and why, in place, and
+  // the error is returned ("" = written): the command's status still stands.
+  std::string finish(const Receipt& receipt);
 
   const std::string& id() const { return id_; }
   const std::string& path() const { return path_; }
@@ -48,6 +52,7 @@ class SessionRecord {
  private:
   std::string id_;
   std::string path_;
+  std::unique_ptr<StateFile> state_;
 };
 
 // Teardown check: no process of the sandbox's pid namespace is left.

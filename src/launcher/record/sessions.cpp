@@ -1,89 +1,143 @@
 #include "launcher/record/sessions.h"
 
-#include <dirent.h>
-
-#include <algorithm>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/json_codec.h"
 #include "common/text.h"
-#include "launcher/record/manifest.h"
+#include "launcher/record/record_file.h"
+#include "launcher/record/session_state.h"
+#include "launcher/record/sweep.h"
 
 namespace cordon {
 namespace {
 
-struct RecordSummary {
-  std::string exit = "running";  // until the receipt line is there
-  std::string agent = "?";
-  std::string workspace = "?";
+inline constexpr const char* kSessionsFormat = "cordon-sessions";
+inline constexpr const char* kSessionFormat = "cordon-session";
+inline constexpr int kSessionsVersion = 1;
+
+struct SessionView {
+  std::string id;
+  std::string state;         // running, ended, refused, crashed, receipt-failed, unreadable
+  Json exit_code = nullptr;  // the command's status once known
+  ParsedRecord record;
+  std::string problem;  // why the record or its state could not be read
 };
 
-// A byte string as a terminal line shows it: raw bytes, newlines escaped.
-std::string shown(const Json& value) {
+// What the record and its state file say, together. A state file wins while it exists: the
+// receipt is appended before it is removed.
+SessionView view_of(const std::string& dir, const std::string& id) {
+  SessionView v;
+  v.id = id;
+  std::optional<std::string> text = read_record(dir + "/" + id + ".json", &v.problem);
+  if (text) v.record = parse_record(*text);
+  std::string note;
+  LiveState live = probe_live_state(dir, id, &note);
+  if (live != LiveState::None && !v.record.receipt) {
+    v.state = live_state_name(live);
+    if (live == LiveState::ReceiptFailed) {
+      v.exit_code = std::atoll(note.c_str());
+      v.problem = note.substr(std::min(note.size(), note.find(' ') + 1));
+    }
+    return v;
+  }
+  if (!text || !v.record.manifest) {
+    v.state = "unreadable";
+    if (v.problem.empty()) v.problem = "no manifest of this version";
+    return v;
+  }
+  if (!v.record.receipt) {
+    v.state = "crashed";  // no receipt and no state file: a launcher older than state files, or one that lost both
+    return v;
+  }
+  const Json& r = *v.record.receipt;
+  v.exit_code = r.value("exit_code", Json(nullptr));
+  if (r.contains("crashed")) v.state = "crashed";
+  else if (r.value("command_ran", Json(false)) == Json(false) && !r.value("launch_error", Json(nullptr)).is_null())
+    v.state = "refused";
+  else v.state = "ended";
+  return v;
+}
+
+std::string shown_member(const SessionView& v, const char* name) {
+  if (!v.record.manifest || !v.record.manifest->contains(name)) return "?";
   try {
-    std::string text = bytes_from_json(value);
-    for (auto at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2)) text.replace(at, 1, "\\n");
-    return text;
+    return terminal_safe(bytes_from_json((*v.record.manifest)[name]));
   } catch (const Error&) {
     return "?";
   }
 }
 
-// The record's lines: the manifest, then (once the session ended) the receipt. A line that
-// is not JSON, or of another format or major version, is skipped: its fields stay "?".
-RecordSummary summarize_record(const std::string& text) {
-  RecordSummary out;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::optional<Json> doc = parse_json(line, nullptr);
-    if (!doc) continue;
-    if (check_format(*doc, kManifestFormat, kRecordVersion, nullptr)) {
-      if (doc->contains("agent")) out.agent = shown((*doc)["agent"]);
-      if (doc->contains("workspace")) out.workspace = shown((*doc)["workspace"]);
-    } else if (check_format(*doc, kReceiptFormat, kRecordVersion, nullptr)) {
-      const Json& receipt = (*doc)["receipt"];
-      out.exit = receipt.is_object() && receipt.contains("exit_code") ? dump_line(receipt["exit_code"]) : "?";
-    }
-  }
-  return out;
+Json json_of(const SessionView& v) {
+  auto member = [&](const char* name) {
+    return v.record.manifest && v.record.manifest->contains(name) ? (*v.record.manifest)[name] : Json(nullptr);
+  };
+  return {{"session", v.id},         {"state", v.state},          {"exit_code", v.exit_code},
+          {"started", member("started")}, {"agent", member("agent")}, {"workspace", member("workspace")},
+          {"problem", v.problem.empty() ? Json(nullptr) : bytes_json(v.problem)}};
+}
+
+void check_id(const std::string& id) {
+  if (!is_session_id(id))
+    throw Error("invalid session id " + terminal_safe(id), "use an id from `cordon sessions list`", kExitConfigError);
 }
 
 }  // namespace
 
-int print_sessions_list(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) {
-    std::printf("no sessions recorded in %s\n", dir.c_str());
+int print_sessions_list(const std::string& dir, bool json) {
+  std::vector<std::string> ids = session_ids(dir, ".json");
+  if (json) {
+    Json sessions = Json::array();
+    for (const auto& id : ids) sessions.push_back(json_of(view_of(dir, id)));
+    Json doc{{"format", kSessionsFormat}, {"version", kSessionsVersion}, {"dir", bytes_json(dir)}, {"sessions", sessions}};
+    std::printf("%s\n", dump_line(doc).c_str());
     return 0;
   }
-  std::vector<std::string> ids;
-  while (dirent* entry = ::readdir(d)) {
-    std::string name = entry->d_name;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
-      ids.push_back(name.substr(0, name.size() - 5));
+  if (ids.empty()) {
+    std::printf("no sessions recorded in %s\n", terminal_safe(dir).c_str());
+    return 0;
   }
-  ::closedir(d);
-  std::sort(ids.begin(), ids.end());
-  std::printf("%-26s %-8s %-10s %s\n", "SESSION", "EXIT", "AGENT", "WORKSPACE");
+  std::printf("%-26s %-14s %-6s %-10s %s\n", "SESSION", "STATE", "EXIT", "AGENT", "WORKSPACE");
   for (const auto& id : ids) {
-    const RecordSummary r = summarize_record(read_text_file(dir + "/" + id + ".json"));
-    std::printf("%-26s %-8s %-10s %s\n", id.c_str(), r.exit.c_str(), r.agent.c_str(), r.workspace.c_str());
+    SessionView v = view_of(dir, id);
+    std::string exit = v.exit_code.is_null() ? "-" : dump_line(v.exit_code);
+    std::printf("%-26s %-14s %-6s %-10s %s\n", id.c_str(), v.state.c_str(), exit.c_str(),
+                shown_member(v, "agent").c_str(), shown_member(v, "workspace").c_str());
   }
   return 0;
 }
 
 int print_session(const std::string& dir, const std::string& id) {
-  if (id.find('/') != std::string::npos || id.find("..") != std::string::npos)
-    throw Error("invalid session id " + id, "use an id from `cordon sessions list`", kExitConfigError);
-  std::string text = read_text_file(dir + "/" + id + ".json");
-  if (text.empty())
-    throw Error("no session " + id + " in " + dir, "use an id from `cordon sessions list`", kExitConfigError);
-  std::fputs(text.c_str(), stdout);
+  check_id(id);
+  SessionView v = view_of(dir, id);
+  if (v.state == "unreadable" && !v.record.manifest && probe_live_state(dir, id) == LiveState::None)
+    throw Error("no readable session " + id + " in " + terminal_safe(dir) + (v.problem.empty() ? "" : ": " + v.problem),
+                "use an id from `cordon sessions list`", kExitConfigError);
+  Json doc{{"format", kSessionFormat},
+           {"version", kSessionsVersion},
+           {"session", id},
+           {"state", v.state},
+           {"manifest", v.record.manifest ? *v.record.manifest : Json(nullptr)},
+           {"receipt", v.record.receipt ? *v.record.receipt : Json(nullptr)}};
+  std::printf("%s\n", dump_line(doc).c_str());
+  return 0;
+}
+
+int run_sessions_gc(const std::string& dir) {
+  SweepReport report = sweep_crashed_sessions(dir);
+  for (const auto& line : report.lines) std::printf("%s\n", terminal_safe(line).c_str());
+  std::printf("swept %d crashed session(s) in %s%s\n", report.swept, terminal_safe(dir).c_str(),
+              report.problems ? (", " + std::to_string(report.problems) + " problem(s) left (above)").c_str() : "");
+  return report.problems ? 1 : 0;
+}
+
+int run_sessions_prune(const std::string& dir, long long keep, long long keep_days) {
+  std::vector<std::string> removed = prune_records(dir, keep, keep_days);
+  for (const auto& id : removed) std::printf("removed %s\n", id.c_str());
+  std::printf("pruned %zu record(s) in %s (keep %lld, keep_days %lld)\n", removed.size(), terminal_safe(dir).c_str(),
+              keep, keep_days);
   return 0;
 }
 

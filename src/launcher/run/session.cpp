@@ -9,21 +9,36 @@
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/record/manifest.h"
+#include "launcher/record/sweep.h"
 #include "launcher/run/sandbox.h"
 
 namespace cordon {
+namespace {
+
+// A crashed launcher's leftovers are swept, and old records pruned, before a new session
+// starts: nothing accumulates even when no one runs `cordon sessions gc`.
+void tidy_records(const Config& config, const HostFacts& facts) {
+  const std::string dir = sessions_dir(facts);
+  SweepReport swept = sweep_crashed_sessions(dir);
+  for (const auto& line : swept.lines) std::fprintf(stderr, "cordon: %s\n", line.c_str());
+  prune_records(dir, config.records_keep, config.records_keep_days);
+}
+
+}  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
   HostFacts facts = facts_for(config, o);
+  const std::string id = new_session_id();
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
   std::unique_ptr<jail::EgressJail> jail;
   if (config.egress_jail) {
     std::string pasta = jail::check_jail_prerequisites(config);
-    jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta);
+    jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, id);
   }
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
-  SessionRecord record(config, facts, plan);
+  tidy_records(config, facts);
+  SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
   // The session cgroup's teardown goes into the receipt, after a failed launch too.
@@ -48,13 +63,19 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   } catch (const Error& e) {
     receipt.launch_error = e.what();
     finish_budgets();
-    record.finish(receipt);
+    std::string unrecorded = record.finish(receipt);
+    if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
   }
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets();
-  record.finish(receipt);
+  // A receipt that cannot be written (a full disk) is reported, never a reason to hide the
+  // command's own status: the command ran.
+  std::string unrecorded = record.finish(receipt);
+  if (!unrecorded.empty())
+    std::fprintf(stderr, "cordon: the session record is incomplete: %s (the command's exit status is returned)\n",
+                 unrecorded.c_str());
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   for (const auto& hit : receipt.limit_hits)
     std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());

@@ -44,6 +44,8 @@ TEST(ConfigDocs, ShippedFileIsTheDefaults) {
   EXPECT_EQ(shipped.writable, defaults.writable);
   EXPECT_EQ(shipped.proc, defaults.proc);
   EXPECT_EQ(shipped.limits, defaults.limits);
+  EXPECT_EQ(shipped.records_keep, defaults.records_keep);
+  EXPECT_EQ(shipped.records_keep_days, defaults.records_keep_days);
   EXPECT_EQ(shipped.agents.size(), defaults.agents.size());
 }
 

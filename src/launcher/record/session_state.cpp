@@ -1,0 +1,111 @@
+#include "launcher/record/session_state.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+
+namespace cordon {
+namespace {
+
+// The state file's fixed size: "running", or "receipt-failed EXIT CAUSE", padded with spaces.
+constexpr size_t kStateFileSize = 512;
+constexpr const char* kRunning = "running";
+constexpr const char* kReceiptFailed = "receipt-failed ";
+
+std::string padded(std::string text) {
+  if (text.size() > kStateFileSize - 1) text.resize(kStateFileSize - 1);
+  text += '\n';
+  text.resize(kStateFileSize, ' ');
+  return text;
+}
+
+// Opens an existing state file without following a symlink or blocking on a FIFO; only a
+// regular file is accepted.
+UniqueFd open_state(const std::string& path, int flags) {
+  UniqueFd fd(::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return UniqueFd();
+  return fd;
+}
+
+std::string content_of(int fd) {
+  char buffer[kStateFileSize + 1] = {};
+  ssize_t n = ::pread(fd, buffer, kStateFileSize, 0);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
+}
+
+}  // namespace
+
+const char* live_state_name(LiveState state) {
+  switch (state) {
+    case LiveState::None: return "ended";
+    case LiveState::Running: return "running";
+    case LiveState::Crashed: return "crashed";
+    case LiveState::ReceiptFailed: return "receipt-failed";
+    case LiveState::Unreadable: return "unreadable";
+  }
+  return "?";
+}
+
+std::string state_file_path(const std::string& dir, const std::string& id) { return dir + "/" + id + ".state"; }
+
+StateFile::StateFile(const std::string& dir, const std::string& id) : path_(state_file_path(dir, id)) {
+  fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd_.valid())
+    throw Error(errno_text("creating the session state file " + path_, errno),
+                "make " + dir + " writable by this user (and free space there); nothing runs without a record");
+  // Locked before anything else can see the session as crashed; never blocks (a new file).
+  const std::string text = padded(kRunning);
+  bool ok = ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
+            ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+  if (!ok) {
+    int err = errno;
+    ::unlink(path_.c_str());
+    throw Error(errno_text("writing the session state file " + path_, err),
+                "free space in " + dir + "; nothing runs without a record");
+  }
+}
+
+void StateFile::remove() {
+  ::unlink(path_.c_str());
+  fd_.reset();
+}
+
+void StateFile::note_receipt_failed(int exit_code, const std::string& cause) {
+  const std::string text = padded(kReceiptFailed + std::to_string(exit_code) + " " + cause);
+  ssize_t ignored = ::pwrite(fd_.get(), text.data(), text.size(), 0);  // in place: no new block
+  (void)ignored;
+  fd_.reset();
+}
+
+LiveState probe_live_state(const std::string& dir, const std::string& id, std::string* note) {
+  const std::string path = state_file_path(dir, id);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? LiveState::None : LiveState::Unreadable;
+  UniqueFd fd = open_state(path, O_RDONLY);
+  if (!fd.valid()) return LiveState::Unreadable;
+  if (::flock(fd.get(), LOCK_SH | LOCK_NB) != 0) return LiveState::Running;
+  std::string text = content_of(fd.get());
+  if (text.rfind(kReceiptFailed, 0) == 0) {
+    if (note) {
+      *note = text.substr(std::strlen(kReceiptFailed));
+      *note = note->substr(0, note->find('\n'));
+    }
+    return LiveState::ReceiptFailed;
+  }
+  return LiveState::Crashed;
+}
+
+UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id) {
+  UniqueFd fd = open_state(state_file_path(dir, id), O_RDWR);
+  if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return UniqueFd();
+  return fd;
+}
+
+}  // namespace cordon

@@ -1,0 +1,52 @@
+// A session's live state file, "<id>.state" beside its record while the launcher runs. The
+// launcher holds an exclusive flock on it for its whole life, so "is the launcher still
+// there?" has a kernel answer that no PID reuse can fool: the lock is released when the
+// launcher dies, SIGKILL included. The file is written once, at full size, when created, so
+// that a note can later be written in place on a full disk (no new block is needed).
+#pragma once
+
+#include <string>
+
+#include "common/unique_fd.h"
+
+namespace cordon {
+
+// What a state file says about its session.
+enum class LiveState {
+  None,            // no state file: the session ended and its receipt is in the record
+  Running,         // the launcher holds the lock
+  Crashed,         // the launcher is gone without a receipt (and without a note)
+  ReceiptFailed,   // the launcher ended but could not append the receipt; the note says why
+  Unreadable,      // not a regular file, or cannot be opened
+};
+
+const char* live_state_name(LiveState state);
+
+std::string state_file_path(const std::string& dir, const std::string& id);
+
+class StateFile {
+ public:
+  // Creates and locks "<dir>/<id>.state". Throws cordon::Error (nothing runs without it).
+  StateFile(const std::string& dir, const std::string& id);
+  ~StateFile() = default;  // the lock goes with the descriptor
+  StateFile(const StateFile&) = delete;
+  StateFile& operator=(const StateFile&) = delete;
+
+  // The receipt is in the record: the state file goes.
+  void remove();
+  // The receipt could not be appended: says so, and why, in the state file (in place).
+  void note_receipt_failed(int exit_code, const std::string& cause);
+
+ private:
+  std::string path_;
+  UniqueFd fd_;
+};
+
+// Reads a state file without blocking or sweeping. `note` receives a ReceiptFailed note.
+LiveState probe_live_state(const std::string& dir, const std::string& id, std::string* note = nullptr);
+
+// For the sweeper: when the launcher is gone, the state file's descriptor with the lock held
+// (so that no concurrent sweeper takes the same session); invalid while it runs.
+UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id);
+
+}  // namespace cordon

@@ -1,0 +1,166 @@
+#include "launcher/record/sweep.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include "common/error.h"
+#include "common/json_codec.h"
+#include "common/utc_time.h"
+#include "launcher/budgets/cgroup_session.h"
+#include "launcher/jail/pasta.h"
+#include "launcher/record/manifest.h"
+#include "launcher/record/record_file.h"
+#include "launcher/record/session_state.h"
+
+namespace cordon {
+namespace {
+
+// The session cgroups' parents, as the manifest recorded them.
+std::vector<std::string> cgroup_parents(const Json& manifest) {
+  std::vector<std::string> parents;
+  const Json& limits = manifest.value("limits", Json::object());
+  if (!limits.is_object() || !limits.contains("cgroups") || !limits["cgroups"].is_array()) return parents;
+  for (const auto& entry : limits["cgroups"]) {
+    try {
+      parents.push_back(bytes_from_json(entry.at("parent")));
+    } catch (const std::exception&) {
+    }
+  }
+  return parents;
+}
+
+// pasta's readiness FIFO and its dir, when the launcher died while pasta attached. Only a
+// directory of ours (never a symlink) is touched.
+std::string remove_pasta_dir(const std::string& id, std::vector<std::string>& removed) {
+  const std::string dir = jail::pasta_temp_dir(id);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return "";
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return dir + " is not this user's directory (left as is)";
+  ::unlink((dir + "/ready").c_str());
+  if (::rmdir(dir.c_str()) != 0) return errno_text("removing " + dir, errno);
+  removed.push_back(dir);
+  return "";
+}
+
+bool append_line(const std::string& path, const Json& document, std::string* problem) {
+  std::string line = dump_line(document) + "\n";
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  int err = fd < 0 ? errno : 0;
+  if (!err && ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) err = errno ? errno : EIO;
+  if (fd >= 0) ::close(fd);
+  if (err && problem) *problem = errno_text("appending to " + path, err);
+  return !err;
+}
+
+Json crash_receipt(const std::vector<std::string>& removed, const std::vector<std::string>& problems,
+                   const std::vector<std::string>& temp_dirs) {
+  Json receipt{{"ended", nullptr},          {"launch_error", nullptr}, {"command_ran", nullptr},
+               {"exit_code", nullptr},      {"signal", nullptr},       {"duration_seconds", nullptr},
+               {"limit_hits", Json::array()},
+               {"teardown",
+                {{"verified", problems.empty()},
+                 {"problems", bytes_array_json(problems)},
+                 {"cgroups_removed", bytes_array_json(removed)}}},
+               {"crashed",
+                {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
+  return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
+}
+
+// The launcher ended but could not write its receipt: the note it left says the exit status.
+Json noted_receipt(const std::string& note) {
+  long long exit_code = std::atoll(note.c_str());
+  std::string cause = note.substr(std::min(note.size(), note.find(' ') + 1));
+  Json receipt{{"ended", nullptr},         {"launch_error", nullptr},   {"command_ran", nullptr},
+               {"exit_code", exit_code},   {"signal", nullptr},         {"duration_seconds", nullptr},
+               {"limit_hits", Json::array()},
+               {"teardown", {{"verified", nullptr}, {"problems", Json::array()}, {"cgroups_removed", Json::array()}}},
+               {"receipt_incomplete", {{"cause", bytes_json(cause)}, {"completed", utc_now()}}}};
+  return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
+}
+
+// Sweeps one session whose state file lock is held. Returns the report line.
+std::string sweep_one(const std::string& dir, const std::string& id, SweepReport& report) {
+  const std::string record_path = dir + "/" + id + ".json";
+  std::string problem;
+  std::optional<std::string> text = read_record(record_path, &problem);
+  if (!text) {
+    ::unlink((record_path + ".tmp").c_str());  // a launcher that died while writing its manifest
+    ::unlink(state_file_path(dir, id).c_str());
+    return "session " + id + ": its launcher died before its record was written (state file removed)";
+  }
+  ParsedRecord record = parse_record(*text);
+  if (record.receipt) {  // died between the receipt and the state file's removal
+    ::unlink(state_file_path(dir, id).c_str());
+    return "session " + id + ": already complete (state file removed)";
+  }
+  std::string note;
+  if (probe_live_state(dir, id, &note) == LiveState::ReceiptFailed) {
+    if (!append_line(record_path, noted_receipt(note), &problem)) return "session " + id + ": " + problem;
+    ::unlink(state_file_path(dir, id).c_str());
+    return "session " + id + ": its launcher could not write the receipt (" + note + "); completed from its note";
+  }
+  std::vector<std::string> temp_dirs;
+  cgroup::CgroupFinish cgroups =
+      cgroup::sweep_session_cgroups(record.manifest ? cgroup_parents(*record.manifest) : std::vector<std::string>{}, id);
+  std::vector<std::string> problems = cgroups.problems;
+  if (std::string left = remove_pasta_dir(id, temp_dirs); !left.empty()) problems.push_back(left);
+  report.problems += static_cast<int>(problems.size());
+  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs), &problem))
+    return "session " + id + ": " + problem;
+  ::unlink(state_file_path(dir, id).c_str());
+  std::string line = "session " + id + " crashed (its launcher died without a receipt); swept";
+  for (const auto& removed : cgroups.removed) line += ", removed " + removed;
+  for (const auto& removed : temp_dirs) line += ", removed " + removed;
+  for (const auto& p : problems) line += "; PROBLEM: " + p;
+  return line;
+}
+
+}  // namespace
+
+SweepReport sweep_crashed_sessions(const std::string& dir) {
+  SweepReport report;
+  for (const auto& id : session_ids(dir, ".state")) {
+    // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
+    UniqueFd lock = lock_if_launcher_gone(dir, id);
+    if (!lock.valid()) continue;
+    report.lines.push_back(sweep_one(dir, id, report));
+    ++report.swept;
+  }
+  return report;
+}
+
+std::vector<std::string> crashed_session_ids(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& id : session_ids(dir, ".state")) {
+    LiveState state = probe_live_state(dir, id);
+    if (state == LiveState::Crashed || state == LiveState::ReceiptFailed) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days) {
+  std::vector<std::string> ids = session_ids(dir, ".json");
+  std::vector<std::string> removed;
+  // The id's UTC stamp is its age: "YYYYMMDDTHHMMSSZ" sorts like the time it names.
+  std::string oldest_kept;
+  if (keep_days > 0) oldest_kept = utc_stamp_at(std::time(nullptr) - keep_days * 86400);
+  size_t left = ids.size();
+  for (const auto& id : ids) {
+    bool too_many = left > static_cast<size_t>(keep);
+    bool too_old = !oldest_kept.empty() && id < oldest_kept;
+    if (!too_many && !too_old) break;  // the rest are younger
+    struct stat st {};
+    if (::lstat(state_file_path(dir, id).c_str(), &st) == 0) continue;  // running or unswept: kept
+    if (::unlink((dir + "/" + id + ".json").c_str()) == 0) {
+      removed.push_back(id);
+      --left;
+    }
+  }
+  return removed;
+}
+
+}  // namespace cordon

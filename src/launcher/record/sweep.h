@@ -1,0 +1,31 @@
+// After a launcher died without finishing its session (SIGKILL, a crash, a power cut): finding
+// such sessions, sweeping what they left and closing their records; and bounding the records
+// directory. Safe against concurrent launches and sweepers: a session is only touched while
+// its state file's lock is held, which the kernel grants only once its launcher is gone.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cordon {
+
+struct SweepReport {
+  std::vector<std::string> lines;  // one per session swept: what was found and removed
+  int swept = 0;
+  int problems = 0;  // leftovers that could not be removed (named in `lines`)
+};
+
+// Sessions in `dir` whose launcher is gone without a receipt: their cgroups are emptied and
+// removed, pasta's temp dir is removed, a receipt saying "crashed" (or, when the launcher
+// could only leave a note, the exit status it noted) is appended, the state file removed.
+SweepReport sweep_crashed_sessions(const std::string& dir);
+
+// The ids of sessions a sweep would close, without sweeping (for `cordon doctor`).
+std::vector<std::string> crashed_session_ids(const std::string& dir);
+
+// Removes the oldest ended records beyond `keep`, and those older than `keep_days` days (0: no
+// age bound). A record with a state file (running, or crashed and not swept) is never removed.
+// Returns the removed ids.
+std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days);
+
+}  // namespace cordon
