@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/mountinfo.h"
+#include "support.h"
+
 namespace cordon::testing {
 
 std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
@@ -49,6 +52,21 @@ std::vector<std::string> LaunchScope::wrap(const std::vector<std::string>& argv,
   }
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
+}
+
+std::string remount_cgroups_script() {
+  // The same controllers, so the same trees.
+  std::string remount = "mount -t tmpfs cgroups /sys/fs/cgroup";
+  for (const auto& m : parse_mountinfo(read_file("/proc/self/mountinfo"))) {
+    if (m.fstype != "cgroup" && m.fstype != "cgroup2") continue;
+    std::string opts;
+    for (const std::string& opt : {std::string("memory"), std::string("pids")})
+      if (("," + m.super_opts + ",").find("," + opt + ",") != std::string::npos) opts = opt;
+    if (m.fstype == "cgroup" && opts.empty()) continue;
+    remount += " && mkdir -p " + m.mount_point + " && mount -t " + m.fstype + (opts.empty() ? "" : " -o " + opts) +
+               " cgroup " + m.mount_point;
+  }
+  return remount;
 }
 
 }  // namespace cordon::testing

@@ -20,6 +20,10 @@ std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long
 // (v1: a chowned directory) or `systemd-run --scope -p Delegate=yes` (v2) gives a session.
 // cgroup v2 hands controllers only to children of a cgroup without processes, so on v2 the
 // scope is a sibling of the test's own cgroup, not a child. Removed at destruction.
+// Shell commands that mount the host's cgroup hierarchies again over a fresh /sys/fs/cgroup:
+// `ip netns exec` mounts a new /sys for a launch, without the cgroup trees.
+std::string remount_cgroups_script();
+
 class LaunchScope {
  public:
   // `enable_for_children` (v2): enable the site's controller in the scope's subtree_control,

@@ -109,6 +109,10 @@ std::string NetWorld::up() {
   if (!::mkdtemp(templ)) return "mkdtemp failed";
   dir = templ;
   ::chmod(dir.c_str(), 0755);  // the test user reads the installed copy and its workspace
+  // The launches' private state directory (CORDON_TEST_STATE_DIR): never the host's records.
+  state_dir = dir + "/state";
+  ::mkdir(state_dir.c_str(), 01777);
+  ::chmod(state_dir.c_str(), 01777);
   host_ns = "cjh-" + id;
   router_ns = "cjr-" + id;
 
@@ -189,7 +193,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
               "\nchmod 0644 " + fixed + "\n";
     config_arg.clear();
   }
-  script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env " + o.env + " " + cordon +
+  script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env CORDON_TEST_STATE_DIR=" + state_dir + " " + o.env + " " + cordon +
             config_arg + (o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws
                                    : " run --workspace " + ws + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";

@@ -61,6 +61,7 @@ class NetWorld {
   std::string leftover_temp_files() const;
 
   std::string id, dir, host_ns, router_ns, cordon;
+  std::string state_dir;  // CORDON_TEST_STATE_DIR of every launch: "<state_dir>/<uid>/sessions"
   bool user_ready = false;
 
  private:

@@ -328,20 +328,8 @@ TEST_F(JailWorld, FullSandboxWithBudgetsPassesEveryBatteryCheck) {
   LaunchScope scope(*site, root_identity());
   std::string cfg = world->write_config("jail-budgets", "[network]\negress_jail = true\n[limits]\n"
                                                         "pids_max = 256\nmemory_max_bytes = 1073741824\n");
-  // `ip netns exec` mounts a fresh /sys for the launch, without the cgroup trees: mount the
-  // host's hierarchies again (same controllers, so the same trees) before joining the scope.
-  std::string remount = "mount -t tmpfs cgroups /sys/fs/cgroup";
-  for (const auto& m : parse_mountinfo(read_file("/proc/self/mountinfo"))) {
-    if (m.fstype != "cgroup" && m.fstype != "cgroup2") continue;
-    std::string opts;
-    for (const std::string& opt : {std::string("memory"), std::string("pids")})
-      if (("," + m.super_opts + ",").find("," + opt + ",") != std::string::npos) opts = opt;
-    if (m.fstype == "cgroup" && opts.empty()) continue;
-    remount += " && mkdir -p " + m.mount_point + " && mount -t " + m.fstype + (opts.empty() ? "" : " -o " + opts) +
-               " cgroup " + m.mount_point;
-  }
   NetWorld::RunOptions o;
-  o.prelude = remount + " && echo $$ > " + scope.dir() + "/cgroup.procs";
+  o.prelude = remount_cgroups_script() + " && echo $$ > " + scope.dir() + "/cgroup.procs";
   o.verify = true;
   o.fixed_config = true;
   CommandResult run = world->cordon_run(cfg, "", o);

@@ -73,9 +73,14 @@ TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {
   EXPECT_EQ(json.find("ghp_manifest_canary"), std::string::npos) << "a secret value reached the record";
 
   std::string id = fs::path(path).stem().string();
+  // One JSON document: the state, the manifest and the receipt as the record holds them.
   RunResult show = cordon({"sessions", "show", id});
   EXPECT_EQ(show.exit_code, 0);
-  EXPECT_EQ(show.out, json);
+  Json shown = Json::parse(show.out);
+  EXPECT_EQ(shown["format"], "cordon-session");
+  EXPECT_EQ(shown["state"], "ended");
+  EXPECT_EQ(shown["manifest"], manifest);
+  EXPECT_EQ(shown["receipt"], receipt);
   RunResult list = cordon({"sessions", "list"});
   EXPECT_NE(list.out.find(id), std::string::npos) << list.out;
   fs::remove(path);

@@ -106,7 +106,7 @@ std::map<std::string, std::string> base_env(const Identity& who,
                                             const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env = {
       {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", who.home}, {"USER", who.name},
-      {"LOGNAME", who.name}, {"TERM", "xterm"}, {"LANG", "C.UTF-8"}};
+      {"LOGNAME", who.name}, {"TERM", "xterm"}, {"LANG", "C.UTF-8"}, {"CORDON_TEST_STATE_DIR", test_state_dir()}};
   for (const auto& [k, v] : extra) env[k] = v;
   return env;
 }
@@ -116,9 +116,20 @@ std::vector<std::string> setpriv_as(const Identity& as) {
           "--clear-groups", "--"};
 }
 
-std::string sessions_dir_of(const Identity& who) {
-  return who.uid == 0 ? "/var/lib/cordon/sessions" : who.home + "/.local/state/cordon/sessions";
+const std::string& test_state_dir() {
+  // One per test process, world-writable and sticky like /tmp: each user's launches make their
+  // own 0700 directory in it. Removed when the process exits.
+  static const std::string dir = [] {
+    std::string path = "/tmp/cordon-test-state-" + std::to_string(::getpid());
+    fs::create_directories(path);
+    ::chmod(path.c_str(), 01777);
+    std::atexit([] { fs::remove_all(test_state_dir()); });
+    return path;
+  }();
+  return dir;
 }
+
+std::string sessions_dir_of(const Identity& who) { return test_state_dir() + "/" + std::to_string(who.uid) + "/sessions"; }
 
 std::set<std::string> session_records(const Identity& who, const std::string& workspace) {
   std::set<std::string> out;

@@ -98,7 +98,11 @@ unsigned long long process_start_time(pid_t pid);
 // The argv prefix that runs the rest as `as` (setpriv, no supplementary groups); root runs it.
 std::vector<std::string> setpriv_as(const Identity& as);
 
-// Where cordon keeps `who`'s session records (the defaults: no XDG_STATE_HOME in base_env).
+// The test process's private state directory (CORDON_TEST_STATE_DIR in base_env, a test-build
+// hook): launches in tests never read or write the host's real records and last-verify.
+const std::string& test_state_dir();
+
+// Where cordon keeps `who`'s session records under test_state_dir().
 std::string sessions_dir_of(const Identity& who);
 // The paths of `who`'s session records for launches in `workspace`, oldest first (session ids
 // start with the UTC time): other tests launch as the same user in parallel.
