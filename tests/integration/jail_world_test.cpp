@@ -243,6 +243,14 @@ TEST_F(JailWorld, RefusesWithoutTunDevice) {
                  {"cannot open /dev/net/tun", "modprobe tun", "egress_jail = false"});
 }
 
+// Another device at /dev/net/tun opens fine; the launch refuses it before pasta would fail on
+// it (`cordon doctor` predicts the same: launcher_test.cpp).
+TEST_F(JailWorld, RefusesWhenDevNetTunIsNotTheTunDevice) {
+  expect_refused("/dev/null on /dev/net/tun", {As::Root, "mount --bind /dev/null /dev/net/tun", "", "", "", false},
+                 {"/dev/net/tun is not the tun device (character device 10:200)", "mknod -m 0666 /dev/net/tun c 10 200",
+                  "egress_jail = false"});
+}
+
 TEST_F(JailWorld, RefusesWhenTheUserCannotOpenTun) {
   if (!world->user_ready) GTEST_SKIP() << "could not create user " << NetWorld::kUser;
   expect_refused("/dev/net/tun 0600", {As::User, "mount --bind " + world->dir + "/tun-0600 /dev/net/tun", "", "", "", false},
