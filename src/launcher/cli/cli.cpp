@@ -111,9 +111,10 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.shim_cmd) return shim_command(c);
   // Inside a sandbox the launcher's own record of intent is the answer, without a config.
   if (*c.status_cmd && status_inside_sandbox(c.status.json)) return 0;
+  // doctor reports an invalid configuration as a FAIL row beside the host's other rows.
+  if (*c.doctor_cmd) return doctor_command(c.config_path, c.doctor_json);
   Config config = load_config(c.config_path);
   if (*c.status_cmd) return status_command(config, c.status);
-  if (*c.doctor_cmd) return print_doctor(run_doctor(config), c.doctor_json) == 0 ? 0 : 1;
   if (*c.argv_cmd) {
     auto jail_plan = jail_plan_for(config);
     print_argv(plan_for(config, facts_for(config, c.argv), c.argv, jail_plan ? &*jail_plan : nullptr), c.argv.json);
