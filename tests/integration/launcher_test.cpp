@@ -211,6 +211,8 @@ TEST_P(Launcher, HostSysctlsAreReadOnly) {
 TEST_P(Launcher, ExitStatusPropagates) {
   EXPECT_EQ(sh("exit 7").exit_code, 7);
   EXPECT_EQ(sh("exit 0").exit_code, 0);
+  EXPECT_EQ(sh("exit 2").exit_code, 2);  // grep's "error": no longer one of cordon's own under run
+  EXPECT_EQ(sh("exit 255").exit_code, 255);
   EXPECT_EQ(sh("kill -TERM $$").exit_code, 143);
   EXPECT_EQ(sh("kill -KILL $$").exit_code, 137);
 }
@@ -289,9 +291,25 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
 
   std::string bad_config = base_->path() + "/bad.toml";
   write_file(bad_config, "[network]\negress_jail = \"no\"\n");
+  // Under run an invalid configuration or usage exits 125 like every refusal (a command may exit 2).
   RunResult invalid = run({cordon_, "--config", bad_config, "run", "--", "/usr/bin/touch", marker}, o);
-  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_EQ(invalid.exit_code, kExitLaunchRefused);
   EXPECT_NE(invalid.err.find(bad_config + ":2:15: network.egress_jail"), std::string::npos) << invalid.err;
+  RunResult usage = run({cordon_, "--config", config_, "run", "--frobnicate", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(usage.exit_code, kExitLaunchRefused) << usage.err;
+  RunResult no_command = run({cordon_, "--config", config_, "run", "--workspace", workspace_}, o);
+  EXPECT_EQ(no_command.exit_code, kExitLaunchRefused) << no_command.err;
+  EXPECT_NE(no_command.err.find("no command given"), std::string::npos) << no_command.err;
+  // A configuration path that is a directory is invalid, not "the defaults".
+  RunResult directory = run({cordon_, "--config", base_->path(), "run", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(directory.exit_code, kExitLaunchRefused);
+  EXPECT_NE(directory.err.find(base_->path() + ": not a regular file"), std::string::npos) << directory.err;
+  // The other subcommands keep 2 for an invalid configuration or usage.
+  EXPECT_EQ(run({cordon_, "--config", bad_config, "status"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "--config", bad_config, "argv", "--", "/bin/true"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "--config", base_->path(), "status"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "status", "--frobnicate"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "sessions", "show", "no-such-id"}, o).exit_code, kExitConfigError);
 
   std::string agent_config = base_->path() + "/agent.toml";
   write_file(agent_config, "[network]\negress_jail = false\n[agents.ghost]\nbinary = \"/opt/ghost/bin/ghost\"\n");
