@@ -97,11 +97,10 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   DoctorStatus missing = config.egress_jail ? DoctorStatus::Fail : DoctorStatus::Warn;
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
+  std::string fix = tun.fix;
+  if (config.egress_jail) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
-                  tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem,
-                  config.egress_jail ? tun.fix + "; or, to run without network confinement, " +
-                                           egress_jail_opt_out(config.source_path)
-                                     : tun.fix});
+                  tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");
   std::string version = pasta.empty() ? "" : first_line(run_capture({pasta, "--version"}).output);
   rows.push_back({pasta.empty() ? missing : DoctorStatus::Pass, "pasta",
@@ -151,8 +150,9 @@ void check_mask_source(std::vector<DoctorRow>& rows) {
   facts.libexec_dir = libexec_dir();
   const std::string empty = mask_source(facts);
   bool ok = ::access(empty.c_str(), R_OK) == 0;
-  rows.push_back({ok ? DoctorStatus::Pass : DoctorStatus::Fail, "mask file",
-                  ok ? empty + " (bound over each masked credential file)" : "cordon's mask file " + empty + " is missing",
+  std::string detail = ok ? empty + " (bound over each masked credential file)"
+                          : "cordon's mask file " + empty + " is missing";
+  rows.push_back({ok ? DoctorStatus::Pass : DoctorStatus::Fail, "mask file", detail,
                   "reinstall cordon (cmake --install); masks bind this empty read-only file"});
 }
 

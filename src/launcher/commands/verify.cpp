@@ -48,10 +48,11 @@ int verify_probes(const Config& config, SessionOptions o) {
 // teardown could not be verified) stays; anything else means it did not finish its report.
 int unfinished(const char* helper, int status) {
   if (status == kExitLaunchRefused) return kExitLaunchRefused;
-  if (status > kExitSignalBase)
+  if (status > kExitSignalBase) {
     std::fprintf(stderr, "cordon: %s died of signal %d: the audit is incomplete\n", helper, status - kExitSignalBase);
-  else
+  } else {
     std::fprintf(stderr, "cordon: %s did not finish (exit status %d): the audit is incomplete\n", helper, status);
+  }
   return kExitInconclusive;
 }
 
@@ -76,9 +77,8 @@ int verify_command(const Config& config, SessionOptions o, bool deep) {
   o.command = battery_command(o.json);
   int verdict = verify_status_of_battery(launch_session(config, o, true));
   if (!deep || verdict != kExitSuccess) {
-    if (deep)
-      std::fprintf(stderr, verdict == kExitChecksFailed ? "cordon: the battery reported FAILs: probes not run\n"
-                                                         : "cordon: the battery did not pass: probes not run\n");
+    const char* why = verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
+    if (deep) std::fprintf(stderr, "cordon: the battery %s: probes not run\n", why);
     return verdict;
   }
   return verify_status_of_probes(verify_probes(config, o));
