@@ -14,11 +14,12 @@
 #include "battery/context.h"
 #include "battery/report.h"
 #include "battery/selection.h"
+#include "common/error.h"
 #include "common/intent.h"
 
 namespace {
 
-constexpr int kUsageError = 64;  // above any FAIL count
+constexpr int kUsageError = cordon::kBatteryExitUsage;  // above any FAIL count
 
 const char* kUsage =
     "usage: cordon-battery [--json] [--only NN[,NN...]] [--session PATH] [--list] [--help]\n"

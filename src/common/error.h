@@ -7,9 +7,25 @@
 
 namespace cordon {
 
-// Exit statuses used by the launcher itself (the sandboxed command's own status is passed through).
-inline constexpr int kExitConfigError = 2;      // invalid configuration or usage: nothing launched
+// cordon's own exit statuses: the one table, documented in README.md "## Exit codes".
+// `cordon run` passes the command's status through (0-255, 128+N for signal N) and exits
+// kExitLaunchRefused for every failure of its own, a configuration or usage error included:
+// 2 is an ordinary command status (grep, make) and must not mean "cordon refused".
+inline constexpr int kExitSuccess = 0;
+inline constexpr int kExitChecksFailed = 1;     // verify: a check FAILed or a probe ESCAPED; doctor: a FAIL row
+inline constexpr int kExitConfigError = 2;      // invalid configuration or usage (not `run`): nothing launched
+inline constexpr int kExitInconclusive = 3;     // verify: nothing FAILed or ESCAPED, but the audit is incomplete
 inline constexpr int kExitLaunchRefused = 125;  // a mechanism is missing or failed: nothing launched
+// 128 + N: cordon was interrupted by signal N before the sandbox started (nothing ran).
+inline constexpr int kExitSignalBase = 128;
+
+// The helpers' own statuses: internal, `cordon verify` maps them onto the table above.
+// cordon-battery exits with its FAIL count, or kBatteryExitUsage; cordon-probe as below.
+inline constexpr int kBatteryExitUsage = 64;  // above any FAIL count
+inline constexpr int kProbeExitOk = 0;
+inline constexpr int kProbeExitIncomplete = 2;  // a probe was INCONCLUSIVE (or none ran)
+inline constexpr int kProbeExitLeaking = 3;     // a probe ESCAPED
+inline constexpr int kProbeExitUsage = 64;
 
 class Error : public std::runtime_error {
  public:
@@ -24,7 +40,7 @@ class Error : public std::runtime_error {
   int exit_code_;
 };
 
-// Configuration problems: always exit status 2, message already carries file:line:column.
+// Configuration problems: exit status 2 (125 under `run`); the message carries file:line:column.
 class ConfigError : public Error {
  public:
   explicit ConfigError(const std::string& what) : Error(what, {}, kExitConfigError) {}

@@ -13,16 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "probe/context.h"
 #include "probe/probe.h"
 
 namespace cordon::probe {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitSelftestFailed = 1;
-inline constexpr int kExitIncomplete = 2;
-inline constexpr int kExitLeaking = 3;
-inline constexpr int kExitUsage = 64;
+// Defined in common/error.h, where `cordon verify` maps them too.
+inline constexpr int kExitOk = kProbeExitOk;
+inline constexpr int kExitSelftestFailed = 1;  // --selftest only: never under verify
+inline constexpr int kExitIncomplete = kProbeExitIncomplete;
+inline constexpr int kExitLeaking = kProbeExitLeaking;
+inline constexpr int kExitUsage = kProbeExitUsage;
 
 struct Summary {
   int blocked = 0, escaped = 0, inconclusive = 0;

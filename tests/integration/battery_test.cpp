@@ -23,6 +23,7 @@
 #include <stdexcept>
 
 #include "common/build_config.h"
+#include "common/error.h"
 #include "common/intent.h"
 #include "common/json_codec.h"
 #include "cgroup_scope.h"
@@ -216,9 +217,11 @@ class Battery : public ::testing::TestWithParam<Who> {
     return path;
   }
 
-  void expect_failed(const BatteryRun& r, const std::set<std::string>& expected) {
+  // The battery exits with its FAIL count; `cordon verify` (`by_verify`) with 1 for any FAIL.
+  void expect_failed(const BatteryRun& r, const std::set<std::string>& expected, bool by_verify = false) {
     EXPECT_EQ(join(r.failed), join(expected)) << r.dump();
-    EXPECT_EQ(r.raw.exit_code, static_cast<int>(r.failed.size())) << r.dump();
+    int count = static_cast<int>(r.failed.size());
+    EXPECT_EQ(r.raw.exit_code, by_verify ? (count == 0 ? kExitSuccess : kExitChecksFailed) : count) << r.dump();
   }
 
   static constexpr const char* kNoJail = "[network]\negress_jail = false\n";
@@ -253,6 +256,42 @@ TEST_P(Battery, ConfigOverrideFails18NamingThePath) {
   expect_failed(r, kOverrideBaseline);
   EXPECT_NE(r.detail("18").find("read its configuration from " + config_), std::string::npos) << r.dump();
   EXPECT_NE(r.detail("18").find("--config override"), std::string::npos) << r.dump();
+}
+
+// ---- cordon verify's exit status ------------------------------------------------------
+
+// Two or more FAILs exit 1, never the count: a count of 2 would read as a configuration error
+// (and 125 as a refused launch). The count stays in the report and in the last-verify record.
+TEST_P(Battery, VerifyExitsOneHoweverManyChecksFail) {
+  // A state directory of the test's own (users only: root's is /var/lib/cordon, shared).
+  std::string state = base_->path() + "/state";
+  fs::create_directories(state);
+  chown_tree(state, who_.uid, who_.gid);
+  RunOptions o;
+  if (!root()) o.env = base_env(who_, {{"XDG_STATE_HOME", state}});
+  BatteryRun r = parse_run(run({cordon_, "--config", config_, "verify", "--workspace", workspace_, "--json",
+                                "--test-weaken", "no-unshare-ipc", "--test-weaken", "no-unshare-uts"},
+                               as_who(o)));
+  ASSERT_GE(r.failed.size(), 3u) << r.dump();  // 18 and 24 (--config, no jail) and the weakenings
+  expect_failed(r, with(kOverrideBaseline, {"08", "09"}), true);
+  EXPECT_EQ(r.doc["fail"], static_cast<int>(r.failed.size())) << r.dump();
+  if (!root()) {
+    std::string last = read_file(state + "/cordon/last-verify");
+    EXPECT_EQ(last.rfind("FAIL (" + std::to_string(r.failed.size()) + ") at ", 0), 0u) << last;
+  }
+}
+
+// Invalid configuration or usage: 2 under verify; a sandbox that cannot be launched: 125.
+TEST_P(Battery, VerifyRefusalsKeepTheirOwnStatus) {
+  std::string bad = write_config("bad.toml", "[network]\negress_jail = \"no\"\n");
+  RunResult invalid = run({cordon_, "--config", bad, "verify", "--workspace", workspace_}, as_who());
+  EXPECT_EQ(invalid.exit_code, kExitConfigError) << invalid.err;
+  EXPECT_NE(invalid.err.find(bad + ":2:15: network.egress_jail"), std::string::npos) << invalid.err;
+  RunResult usage = run({cordon_, "--config", config_, "verify", "--frobnicate"}, as_who());
+  EXPECT_EQ(usage.exit_code, kExitConfigError) << usage.err;
+  RunResult missing = run({cordon_, "--config", config_, "verify", "--workspace", "/nonexistent/ws"}, as_who());
+  EXPECT_EQ(missing.exit_code, kExitLaunchRefused) << missing.err;
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
 }
 
 // ---- One weakening per check ----------------------------------------------------------
@@ -761,7 +800,7 @@ TEST_P(Battery, Check27PassesForHeldRlimitsAndFailsWithoutThem) {
   // `cordon verify --limit` checks the sandbox a run with the same --limit would get.
   BatteryRun verify = parse_run(run({cordon_, "--config", config, "verify", "--workspace", workspace_, "--json",
                                      "--limit", "nofile=128"}, as_who()));
-  expect_failed(verify, kOverrideBaseline);
+  expect_failed(verify, kOverrideBaseline, true);
   EXPECT_NE(verify.detail("27").find("nofile=128"), std::string::npos) << verify.dump();
 }
 

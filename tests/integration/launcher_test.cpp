@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/error.h"
 #include "common/json_codec.h"
 #include "support.h"
 
@@ -210,6 +211,8 @@ TEST_P(Launcher, HostSysctlsAreReadOnly) {
 TEST_P(Launcher, ExitStatusPropagates) {
   EXPECT_EQ(sh("exit 7").exit_code, 7);
   EXPECT_EQ(sh("exit 0").exit_code, 0);
+  EXPECT_EQ(sh("exit 2").exit_code, 2);  // grep's "error": no longer one of cordon's own under run
+  EXPECT_EQ(sh("exit 255").exit_code, 255);
   EXPECT_EQ(sh("kill -TERM $$").exit_code, 143);
   EXPECT_EQ(sh("kill -KILL $$").exit_code, 137);
 }
@@ -288,9 +291,25 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
 
   std::string bad_config = base_->path() + "/bad.toml";
   write_file(bad_config, "[network]\negress_jail = \"no\"\n");
+  // Under run an invalid configuration or usage exits 125 like every refusal (a command may exit 2).
   RunResult invalid = run({cordon_, "--config", bad_config, "run", "--", "/usr/bin/touch", marker}, o);
-  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_EQ(invalid.exit_code, kExitLaunchRefused);
   EXPECT_NE(invalid.err.find(bad_config + ":2:15: network.egress_jail"), std::string::npos) << invalid.err;
+  RunResult usage = run({cordon_, "--config", config_, "run", "--frobnicate", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(usage.exit_code, kExitLaunchRefused) << usage.err;
+  RunResult no_command = run({cordon_, "--config", config_, "run", "--workspace", workspace_}, o);
+  EXPECT_EQ(no_command.exit_code, kExitLaunchRefused) << no_command.err;
+  EXPECT_NE(no_command.err.find("no command given"), std::string::npos) << no_command.err;
+  // A configuration path that is a directory is invalid, not "the defaults".
+  RunResult directory = run({cordon_, "--config", base_->path(), "run", "--", "/usr/bin/touch", marker}, o);
+  EXPECT_EQ(directory.exit_code, kExitLaunchRefused);
+  EXPECT_NE(directory.err.find(base_->path() + ": not a regular file"), std::string::npos) << directory.err;
+  // The other subcommands keep 2 for an invalid configuration or usage.
+  EXPECT_EQ(run({cordon_, "--config", bad_config, "status"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "--config", bad_config, "argv", "--", "/bin/true"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "--config", base_->path(), "status"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "status", "--frobnicate"}, o).exit_code, kExitConfigError);
+  EXPECT_EQ(run({cordon_, "sessions", "show", "no-such-id"}, o).exit_code, kExitConfigError);
 
   std::string agent_config = base_->path() + "/agent.toml";
   write_file(agent_config, "[network]\negress_jail = false\n[agents.ghost]\nbinary = \"/opt/ghost/bin/ghost\"\n");
@@ -362,7 +381,88 @@ TEST_P(Launcher, DoctorJsonIsOneVersionedDocument) {
   int fails = 0;
   for (const auto& row : report["checks"]) fails += row["status"] == "FAIL";
   EXPECT_EQ(report["fail"], fails);
-  EXPECT_EQ(doctor.exit_code, fails);
+  EXPECT_EQ(doctor.exit_code, fails == 0 ? kExitSuccess : kExitChecksFailed);  // never the count
+}
+
+// The start of one of doctor's plain rows: "  [FAIL] NAME" with NAME padded to 22 columns.
+std::string doctor_row(const std::string& status, const std::string& name) {
+  return "  [" + status + "] " + name + std::string(name.size() < 22 ? 22 - name.size() : 0, ' ') + " ";
+}
+
+// Doctor predicts the refusals a launch would make, each a FAIL row with its fix; control: the
+// same doctor without the condition passes the row.
+TEST_P(Launcher, DoctorFailsOnAConfigurationThatIsADirectory) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  RunResult doctor = run({cordon_, "--config", base_->path(), "doctor"}, o);
+  EXPECT_EQ(doctor.exit_code, kExitConfigError) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find(doctor_row("FAIL", "configuration") + base_->path() + ": not a regular file"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("[PASS] bubblewrap"), std::string::npos) << "the other rows still run: " << doctor.out;
+  RunResult control = run({cordon_, "--config", config_, "doctor"}, o);
+  EXPECT_NE(control.out.find(doctor_row("PASS", "configuration") + config_ + " is valid"), std::string::npos)
+      << control.out;
+}
+
+TEST_P(Launcher, DoctorFailsWithoutTheMaskFile) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  std::string empty = prefix_->path() + "/libexec/cordon/empty";
+  ASSERT_TRUE(path_exists(empty));
+  RunResult control = run({cordon_, "--config", config_, "doctor"}, o);
+  EXPECT_NE(control.out.find("[PASS] mask file"), std::string::npos) << control.out;
+  fs::remove(empty);
+  RunResult doctor = run({cordon_, "--config", config_, "doctor"}, o);
+  EXPECT_EQ(doctor.exit_code, kExitChecksFailed) << doctor.out;
+  EXPECT_NE(doctor.out.find(doctor_row("FAIL", "mask file") + "cordon's mask file " + empty + " is missing"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("fix: reinstall cordon"), std::string::npos) << doctor.out;
+  // The prediction is the launch's own refusal.
+  RunResult launch = sandbox({"/bin/true"});
+  EXPECT_EQ(launch.exit_code, kExitLaunchRefused);
+  EXPECT_NE(launch.err.find("cordon's mask file " + empty + " is missing"), std::string::npos) << launch.err;
+}
+
+// /dev/null bound over /dev/net/tun in a private mount namespace (the host's device stays):
+// it opens read-write like the tun device, and pasta would fail on it inside the jail.
+TEST_P(Launcher, DoctorFailsWhenDevNetTunIsNotTheTunDevice) {
+  if (!path_exists("/dev/net/tun")) GTEST_SKIP() << "no /dev/net/tun on this host";
+  std::string jail_config = base_->path() + "/jail.toml";
+  write_file(jail_config, "");  // the egress jail on (the default): the tun device is required
+  RunOptions o;
+  o.env = base_env(who_);
+  o.cwd = workspace_;
+  // Root makes the mount namespace; doctor runs as who_ (setpriv) inside it. Doctor opens the
+  // device and launches nothing on the network.
+  auto faked = [&](const std::string& config) {
+    std::vector<std::string> argv = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                                     "mount --bind /dev/null /dev/net/tun && exec \"$@\"", "sh"};
+    for (auto& word : setpriv_as(who_)) argv.push_back(word);
+    argv.insert(argv.end(), {cordon_, "--config", config, "doctor"});
+    return run(argv, o);
+  };
+  RunOptions as = o;
+  as.as = who_;
+  RunResult control = run({cordon_, "--config", jail_config, "doctor"}, as);
+  EXPECT_NE(control.out.find(doctor_row("PASS", "/dev/net/tun") + "the tun device (10:200)"), std::string::npos)
+      << control.out;
+  RunResult doctor = faked(jail_config);
+  EXPECT_EQ(doctor.exit_code, kExitChecksFailed) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find(doctor_row("FAIL", "/dev/net/tun") +
+                            "/dev/net/tun is not the tun device (character device 10:200)"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("fix: recreate it: rm /dev/net/tun && mknod -m 0666 /dev/net/tun c 10 200"),
+            std::string::npos)
+      << doctor.out;
+  // Without the jail the device is advisory: a WARN, and no FAIL from it.
+  RunResult off = faked(config_);
+  EXPECT_NE(off.out.find("[WARN] /dev/net/tun"), std::string::npos) << off.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(As, Launcher, ::testing::Values(Who::Root, Who::User), who_name);

@@ -176,7 +176,7 @@ TEST_F(Limits, ARunMayOnlyLowerALimit) {
   o.as = user_;
   o.cwd = workspace_;
   RunResult raised = run({cordon_, "--config", config, "run", "--limit", "nofile=4096", "--", "/bin/true"}, o);
-  EXPECT_EQ(raised.exit_code, 2) << raised.err;
+  EXPECT_EQ(raised.exit_code, kExitLaunchRefused) << raised.err;  // run: every refusal of its own is 125
   RunResult lowered = run({cordon_, "--config", config, "run", "--limit", "nofile=32", "--", "/bin/sh", "-c", "ulimit -n"}, o);
   EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
   EXPECT_EQ(lowered.out, "32\n");

@@ -46,6 +46,18 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
 #endif
 }
 
+// Each subcommand's exit statuses, in its --help (the table: README.md, "Exit codes").
+constexpr const char* kRunExits =
+    "Exit status: the command's own (128+N when it died of signal N); 125 when cordon failed before the "
+    "command ran, an invalid configuration or usage included. See README.md, Exit codes.";
+constexpr const char* kVerifyExits =
+    "Exit status: 0 every check PASS (with --deep, every probe BLOCKED); 1 a check FAILed or a probe ESCAPED "
+    "(the report has the count); 3 nothing FAILed or ESCAPED but a probe was INCONCLUSIVE or a helper did not "
+    "finish; 2 invalid configuration or usage; 125 the sandbox could not be launched.";
+constexpr const char* kDoctorExits =
+    "Exit status: 0 no FAIL row (WARN allowed); 1 at least one FAIL row; 2 invalid configuration or usage.";
+constexpr const char* kPlainExits = "Exit status: 0 done; 2 invalid configuration or usage; 125 any other failure.";
+
 // Every subcommand and the options it fills.
 struct Commands {
   std::string config_path = build::kConfigPath;
@@ -62,21 +74,26 @@ struct Commands {
 void add_session_commands(CLI::App& app, Commands& c) {
   c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
   add_session_options(c.run_cmd, c.run);
+  c.run_cmd->footer(kRunExits);
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
   add_session_options(c.argv_cmd, c.argv);
   c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
+  c.argv_cmd->footer(kPlainExits);
   c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   add_session_options(c.verify_cmd, c.verify, {.command = false});
   c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
   c.verify_cmd->add_flag("--deep", c.verify_deep,
                          "When every check passes, launch again and run the adversarial probes (cordon-probe)");
+  c.verify_cmd->footer(kVerifyExits);
   c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
   add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
   c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
+  c.status_cmd->footer(kPlainExits);
 }
 
 void add_host_commands(CLI::App& app, Commands& c) {
   c.shim_cmd = app.add_subcommand("shim", "Make typing an agent's name run it under cordon");
+  c.shim_cmd->footer(kPlainExits);  // its subcommands inherit it
   c.shim_install_cmd = c.shim_cmd->add_subcommand("install", "Install a shim for an agent (root)");
   c.shim_install_cmd->add_option("--agent", c.shim_agent, "Agent name, e.g. claude")->required();
   c.shim_install_cmd->add_option("--binary", c.shim_binary, "The real binary (default: found in fixed locations)");
@@ -85,6 +102,7 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.shim_cmd->add_subcommand("status", "Show what is shimmed");
   c.shim_cmd->require_subcommand(1);
   c.sessions_cmd = app.add_subcommand("sessions", "The session records: list, show one, sweep crashes, prune");
+  c.sessions_cmd->footer(kPlainExits);
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
   CLI::App* show = c.sessions_cmd->add_subcommand("show", "Print one session as one JSON document (cordon-session)");
@@ -99,6 +117,7 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.sessions_cmd->require_subcommand(1);
   c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
+  c.doctor_cmd->footer(kDoctorExits);
 }
 
 int shim_command(const Commands& c) {
@@ -113,21 +132,22 @@ int shim_command(const Commands& c) {
   } else {
     std::fputs(shim_status(paths).c_str(), stdout);
   }
-  return 0;
+  return kExitSuccess;
 }
 
 // Dispatch to the chosen command. `blocked` is set for launches and outlives the error report.
 int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.shim_cmd) return shim_command(c);
   // Inside a sandbox the launcher's own record of intent is the answer, without a config.
-  if (*c.status_cmd && status_inside_sandbox(c.status.json)) return 0;
+  if (*c.status_cmd && status_inside_sandbox(c.status.json)) return kExitSuccess;
+  // doctor reports an invalid configuration as a FAIL row beside the host's other rows.
+  if (*c.doctor_cmd) return doctor_command(c.config_path, c.doctor_json);
   Config config = load_config(c.config_path);
   if (*c.status_cmd) return status_command(config, c.status);
-  if (*c.doctor_cmd) return print_doctor(run_doctor(config), c.doctor_json) == 0 ? 0 : 1;
   if (*c.argv_cmd) {
     auto jail_plan = jail_plan_for(config);
     print_argv(plan_for(config, facts_for(config, c.argv), c.argv, jail_plan ? &*jail_plan : nullptr), c.argv.json);
-    return 0;
+    return kExitSuccess;
   }
   if (*c.sessions_cmd) {
     std::string dir = sessions_dir(facts_for(config, {}));
@@ -145,6 +165,12 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   return launch_session(config, c.run);
 }
 
+// `run` exits 125 for every failure of its own: a configuration or usage error there must not
+// look like a command that exited 2. An interrupted launch keeps 128+N.
+int refusal_status(const Commands& c, int status) {
+  return c.run_cmd->parsed() && status == kExitConfigError ? kExitLaunchRefused : status;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -157,11 +183,12 @@ int cli_main(int argc, char** argv) {
                      "; another path is recorded in the session and battery check 18 reports it)");
   add_session_commands(app, c);
   add_host_commands(app, c);
+  app.footer("Exit status: see `cordon SUBCOMMAND --help`, and README.md, Exit codes.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : kExitConfigError;
+    return code == 0 ? kExitSuccess : refusal_status(c, kExitConfigError);
   }
   std::optional<TerminationSignalsBlocked> blocked;
   try {
@@ -169,7 +196,7 @@ int cli_main(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "cordon: error: %s\n", e.what());
     if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", e.fix().c_str());
-    return e.exit_code();
+    return refusal_status(c, e.exit_code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cordon: internal error: %s\n", e.what());
     return kExitLaunchRefused;

@@ -1,6 +1,5 @@
 #include "launcher/commands/doctor.h"
 
-#include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -14,11 +13,14 @@
 #include "common/error.h"
 #include "common/json_codec.h"
 #include "common/limit_keys.h"
+#include "common/network_opt_out.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
+#include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/jail/tun_device.h"
 #include "launcher/process/subprocess.h"
 #include "launcher/seccomp/compile.h"
 #include "launcher/seccomp/policy.h"
@@ -93,10 +95,12 @@ void check_seccomp(std::vector<DoctorRow>& rows) {
 void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   // Without the jail these are only advisory; with it they are required.
   DoctorStatus missing = config.egress_jail ? DoctorStatus::Fail : DoctorStatus::Warn;
-  UniqueFd tun(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
-  rows.push_back({tun.valid() ? DoctorStatus::Pass : missing, "/dev/net/tun",
-                  tun.valid() ? "openable" : errno_text("open /dev/net/tun", errno),
-                  "load the tun module (modprobe tun) or pass --device=/dev/net/tun to the container"});
+  // The same check the jail's prerequisites refuse a launch on.
+  jail::TunDeviceCheck tun = jail::check_tun_device();
+  std::string fix = tun.fix;
+  if (config.egress_jail) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
+  rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
+                  tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");
   std::string version = pasta.empty() ? "" : first_line(run_capture({pasta, "--version"}).output);
   rows.push_back({pasta.empty() ? missing : DoctorStatus::Pass, "pasta",
@@ -140,18 +144,38 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
   }
 }
 
+// Every mask binds one empty read-only file; the launch refuses without it (plan.cpp).
+void check_mask_source(std::vector<DoctorRow>& rows) {
+  HostFacts facts;
+  facts.libexec_dir = libexec_dir();
+  const std::string empty = mask_source(facts);
+  bool ok = ::access(empty.c_str(), R_OK) == 0;
+  std::string detail = ok ? empty + " (bound over each masked credential file)"
+                          : "cordon's mask file " + empty + " is missing";
+  rows.push_back({ok ? DoctorStatus::Pass : DoctorStatus::Fail, "mask file", detail,
+                  "reinstall cordon (cmake --install); masks bind this empty read-only file"});
+}
+
+// FAIL when the file could not be loaded: the rows after it then assume the built-in defaults.
+DoctorRow configuration_row(const Config& config, const std::string& problem) {
+  if (!problem.empty())
+    return {DoctorStatus::Fail, "configuration", problem + " (the rows below assume the built-in defaults)",
+            "correct " + config.source_path + " (docs/configuration.md is the reference)"};
+  return {DoctorStatus::Pass, "configuration",
+          config.file_found ? config.source_path + " is valid" : config.source_path + " absent: built-in defaults", ""};
+}
+
 const char* label(DoctorStatus s) {
   return s == DoctorStatus::Pass ? "PASS" : s == DoctorStatus::Warn ? "WARN" : "FAIL";
 }
 
 }  // namespace
 
-std::vector<DoctorRow> run_doctor(const Config& config) {
+std::vector<DoctorRow> run_doctor(const Config& config, const std::string& config_problem) {
   std::vector<DoctorRow> rows;
-  rows.push_back(
-      {DoctorStatus::Pass, "configuration",
-       config.file_found ? config.source_path + " is valid" : config.source_path + " absent: built-in defaults", ""});
+  rows.push_back(configuration_row(config, config_problem));
   check_bwrap(find_system_binary("bwrap"), config, rows);
+  check_mask_source(rows);
   check_seccomp(rows);
   check_network(config, rows);
   check_landlock(rows);
@@ -180,6 +204,21 @@ int print_doctor(const std::vector<DoctorRow>& rows, bool json) {
   }
   std::printf("  Summary: %d FAIL\n", fails);
   return fails;
+}
+
+int doctor_command(const std::string& config_path, bool json) {
+  std::string problem;
+  Config config;
+  try {
+    config = load_config(config_path);
+  } catch (const ConfigError& e) {
+    problem = e.what();
+    config = default_config();
+    config.source_path = config_path;
+  }
+  int fails = print_doctor(run_doctor(config, problem), json);
+  if (!problem.empty()) return kExitConfigError;
+  return fails == 0 ? kExitSuccess : kExitChecksFailed;
 }
 
 }  // namespace cordon

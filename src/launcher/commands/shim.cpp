@@ -26,7 +26,7 @@ bool is_shim(const std::string& path, const std::string& agent) {
 void check_name(const std::string& agent) {
   bool ok = !agent.empty();
   for (char c : agent) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_');
-  if (!ok) throw Error("invalid agent name \"" + agent + "\"", "use letters, digits, '-' and '_'", 2);
+  if (!ok) throw Error("invalid agent name \"" + agent + "\"", "use letters, digits, '-' and '_'", kExitConfigError);
 }
 
 void require_root(const char* what) {

@@ -44,16 +44,44 @@ int verify_probes(const Config& config, SessionOptions o) {
   return launch_session(config, o);
 }
 
+// What a helper's status says when it is not one of its verdicts: launch_session's 125 (the
+// teardown could not be verified) stays; anything else means it did not finish its report.
+int unfinished(const char* helper, int status) {
+  if (status == kExitLaunchRefused) return kExitLaunchRefused;
+  if (status > kExitSignalBase) {
+    std::fprintf(stderr, "cordon: %s died of signal %d: the audit is incomplete\n", helper, status - kExitSignalBase);
+  } else {
+    std::fprintf(stderr, "cordon: %s did not finish (exit status %d): the audit is incomplete\n", helper, status);
+  }
+  return kExitInconclusive;
+}
+
 }  // namespace
+
+// cordon-battery exits with its FAIL count: verify says FAIL with one status, so a count of 2
+// never reads as a configuration error. The count stays in the report and the last-verify record.
+int verify_status_of_battery(int status) {
+  if (status == 0) return kExitSuccess;
+  if (status > 0 && status < kBatteryExitUsage) return kExitChecksFailed;
+  return unfinished("cordon-battery", status);
+}
+
+int verify_status_of_probes(int status) {
+  if (status == kProbeExitOk) return kExitSuccess;
+  if (status == kProbeExitLeaking) return kExitChecksFailed;
+  if (status == kProbeExitIncomplete) return kExitInconclusive;
+  return unfinished("cordon-probe", status);
+}
 
 int verify_command(const Config& config, SessionOptions o, bool deep) {
   o.command = battery_command(o.json);
-  int failed = launch_session(config, o, true);
-  if (!deep || failed != 0) {
-    if (deep) std::fprintf(stderr, "cordon: the battery reported FAILs: probes not run\n");
-    return failed;
+  int verdict = verify_status_of_battery(launch_session(config, o, true));
+  if (!deep || verdict != kExitSuccess) {
+    const char* why = verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
+    if (deep) std::fprintf(stderr, "cordon: the battery %s: probes not run\n", why);
+    return verdict;
   }
-  return verify_probes(config, o);
+  return verify_status_of_probes(verify_probes(config, o));
 }
 
 }  // namespace cordon

@@ -1,6 +1,8 @@
 // `cordon verify [--deep]`: launch a sandbox like `run` with cordon-battery as its command;
 // with --deep and every check passing, launch again with cordon-probe against bait the
-// launcher sets up outside. The exit status is the battery's FAIL count (then the probes').
+// launcher sets up outside. Exit status (README.md, Exit codes): 0 PASS (and every probe
+// BLOCKED), 1 a FAIL or an ESCAPED, 3 INCONCLUSIVE or a helper that did not finish, 125 the
+// sandbox could not be launched; 2 (an invalid configuration) comes from the caller.
 #pragma once
 
 #include "launcher/inputs/config.h"
@@ -10,5 +12,10 @@ namespace cordon {
 
 // The caller holds termination signals blocked (TerminationSignalsBlocked).
 int verify_command(const Config& config, SessionOptions options, bool deep);
+
+// verify's status for what launch_session returned with cordon-battery (its FAIL count), and
+// then with cordon-probe as the command.
+int verify_status_of_battery(int status);
+int verify_status_of_probes(int status);
 
 }  // namespace cordon

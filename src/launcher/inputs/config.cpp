@@ -1,15 +1,19 @@
 #include "launcher/inputs/config.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
 #include <set>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/ipv4.h"
 #include "common/limit_keys.h"
+#include "common/unique_fd.h"
 
 namespace cordon {
 namespace {
@@ -305,8 +309,9 @@ Config parse_config(const std::string& text, const std::string& source_name) {
 }
 
 Config load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // O_NONBLOCK: a FIFO at the path must not hang the launcher; it is refused below.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid()) {
     if (errno == ENOENT) {
       Config c = default_config();
       c.source_path = path;
@@ -315,9 +320,20 @@ Config load_config(const std::string& path) {
     }
     throw ConfigError(errno_text(path + ": cannot read configuration", errno));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_config(buffer.str(), path);
+  // A directory reads as empty, which would silently mean "the defaults".
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw ConfigError(errno_text(path + ": cannot read configuration", errno));
+  if (!S_ISREG(st.st_mode)) throw ConfigError(path + ": not a regular file");
+  std::string text;
+  char chunk[8192];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConfigError(errno_text(path + ": cannot read configuration", errno));
+    if (n == 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  return parse_config(text, path);
 }
 
 std::vector<std::string> config_schema_keys() {

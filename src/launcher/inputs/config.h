@@ -75,8 +75,8 @@ Config default_config();
 // Parses TOML text; `source_name` is used in error messages. Throws ConfigError.
 Config parse_config(const std::string& text, const std::string& source_name);
 
-// Reads `path`. A missing file yields the defaults (recorded as such); an unreadable
-// or invalid one throws ConfigError.
+// Reads `path`. A missing file yields the defaults (recorded as such); an unreadable or
+// invalid one, or a path that is not a regular file (a directory), throws ConfigError.
 Config load_config(const std::string& path);
 
 // Every key the schema accepts, dotted ("network.allow_ip", "agents.*.binary"):

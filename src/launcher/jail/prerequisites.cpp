@@ -1,11 +1,7 @@
 // The egress jail's prerequisites, checked before the launcher forks anything. A missing one
 // refuses the launch: the jail never falls back to the host network.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <fstream>
 #include <string>
 
@@ -13,6 +9,7 @@
 #include "common/network_opt_out.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/jail/egress_jail.h"
+#include "launcher/jail/tun_device.h"
 
 namespace cordon::jail {
 namespace {
@@ -30,24 +27,8 @@ long read_sysctl(const char* path) {
 }
 
 void check_tun(const Config& config) {
-  // pasta creates its tap device through /dev/net/tun inside the holder's namespaces; the
-  // device node's permissions decide whether that works for this user.
-  int fd = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string fix = err == EACCES || err == EPERM
-                          ? "make the tun device usable by users: chmod 0666 /dev/net/tun (the usual mode; it "
-                            "grants nothing without CAP_NET_ADMIN in a network namespace)"
-                          : "load the tun driver (modprobe tun) and create the device (mkdir -p /dev/net && "
-                            "mknod -m 0666 /dev/net/tun c 10 200); in a container pass --device /dev/net/tun";
-    throw Error(errno_text("egress jail: cannot open /dev/net/tun", err), fix + opt_out(config));
-  }
-  struct stat st {};
-  bool ok = ::fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 10 && minor(st.st_rdev) == 200;
-  ::close(fd);
-  if (!ok)
-    throw Error("egress jail: /dev/net/tun is not the tun device (character device 10:200)",
-                "recreate it: rm /dev/net/tun && mknod -m 0666 /dev/net/tun c 10 200" + opt_out(config));
+  TunDeviceCheck tun = check_tun_device();
+  if (!tun.problem.empty()) throw Error("egress jail: " + tun.problem, tun.fix + opt_out(config));
 }
 
 void check_user_namespaces(const Config& config) {

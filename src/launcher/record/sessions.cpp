@@ -130,7 +130,7 @@ int run_sessions_gc(const std::string& dir) {
   for (const auto& line : report.lines) std::printf("%s\n", terminal_safe(line).c_str());
   std::printf("swept %d crashed session(s) in %s%s\n", report.swept, terminal_safe(dir).c_str(),
               report.problems ? (", " + std::to_string(report.problems) + " problem(s) left (above)").c_str() : "");
-  return report.problems ? 1 : 0;
+  return report.problems ? kExitLaunchRefused : 0;  // leftovers it could not remove (named above)
 }
 
 int run_sessions_prune(const std::string& dir, long long keep, long long keep_days) {

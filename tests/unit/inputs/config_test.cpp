@@ -1,5 +1,8 @@
 // Config parser: strict schema, file:line:column errors, defaults. Table-driven.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "common/error.h"
 #include "launcher/inputs/config.h"
@@ -141,6 +144,28 @@ TEST(Config, MissingFileMeansDefaults) {
   Config c = load_config("/nonexistent/cordon.toml");
   EXPECT_FALSE(c.file_found);
   EXPECT_EQ(c.source_path, "/nonexistent/cordon.toml");
+  EXPECT_TRUE(c.egress_jail);
+}
+
+// A path that exists but is not a regular file reads as empty: it must not mean "the defaults".
+TEST(Config, APathThatIsNotARegularFileIsAConfigError) {
+  for (const std::string path : {"/tmp", "/dev/null"}) {
+    try {
+      load_config(path);
+      ADD_FAILURE() << path << " was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": not a regular file");
+      EXPECT_EQ(e.exit_code(), kExitConfigError);
+    }
+  }
+  // Control: a regular file with the same (empty) content loads, as found.
+  char name[] = "/tmp/cordon-config-test-XXXXXX";
+  int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  Config c = load_config(name);
+  ::unlink(name);
+  EXPECT_TRUE(c.file_found);
   EXPECT_TRUE(c.egress_jail);
 }
 
