@@ -263,22 +263,17 @@ TEST_P(Battery, ConfigOverrideFails18NamingThePath) {
 // Two or more FAILs exit 1, never the count: a count of 2 would read as a configuration error
 // (and 125 as a refused launch). The count stays in the report and in the last-verify record.
 TEST_P(Battery, VerifyExitsOneHoweverManyChecksFail) {
-  // A state directory of the test's own (users only: root's is /var/lib/cordon, shared).
-  std::string state = base_->path() + "/state";
-  fs::create_directories(state);
-  chown_tree(state, who_.uid, who_.gid);
+  // The test process's private state directory (CORDON_TEST_STATE_DIR), for root too.
   RunOptions o;
-  if (!root()) o.env = base_env(who_, {{"XDG_STATE_HOME", state}});
+  o.env = base_env(who_);
   BatteryRun r = parse_run(run({cordon_, "--config", config_, "verify", "--workspace", workspace_, "--json",
                                 "--test-weaken", "no-unshare-ipc", "--test-weaken", "no-unshare-uts"},
                                as_who(o)));
   ASSERT_GE(r.failed.size(), 3u) << r.dump();  // 18 and 24 (--config, no jail) and the weakenings
   expect_failed(r, with(kOverrideBaseline, {"08", "09"}), true);
   EXPECT_EQ(r.doc["fail"], static_cast<int>(r.failed.size())) << r.dump();
-  if (!root()) {
-    std::string last = read_file(state + "/cordon/last-verify");
-    EXPECT_EQ(last.rfind("FAIL (" + std::to_string(r.failed.size()) + ") at ", 0), 0u) << last;
-  }
+  std::string last = read_file(sessions_dir_of(who_) + "/../last-verify");
+  EXPECT_EQ(last.rfind("FAIL (" + std::to_string(r.failed.size()) + ") at ", 0), 0u) << last;
 }
 
 // Invalid configuration or usage: 2 under verify; a sandbox that cannot be launched: 125.

@@ -272,6 +272,69 @@ TEST_P(Lifecycle, APidOneThatNeverReapsCollectsNoZombies) {
   EXPECT_NE(run.output.find("ZOMBIES 0"), std::string::npos) << run.output;
 }
 
+// A full disk (the state directory on a small tmpfs, private to the launch's mount namespace)
+// before the manifest: the launch is refused, nothing runs, the message names ENOSPC.
+TEST_P(Lifecycle, AFullDiskBeforeTheManifestRefusesTheLaunch) {
+  NetWorld::RunOptions o;
+  o.as = GetParam();
+  o.prelude = "mount -t tmpfs -o size=256k tmpfs " + world->state_dir + " && chmod 1777 " + world->state_dir +
+              " && (dd if=/dev/zero of=" + world->state_dir + "/fill bs=4k 2>/dev/null || true)";
+  std::string marker = world->workspace(o.as) + "/ran";
+  ::unlink(marker.c_str());
+  CommandResult run = world->cordon_run(config(), "/usr/bin/touch " + marker, o);
+  EXPECT_EQ(run.status, 125) << run.output;
+  EXPECT_NE(run.output.find("No space left on device"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("nothing runs without a record"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(marker)) << "the command ran without a record";
+}
+
+// The disk fills while the command runs: the command's own status is returned, the message
+// names the cause, the state file says "receipt-failed" with the status, and a later sweep
+// completes the record from it.
+TEST_P(Lifecycle, AFullDiskAfterTheManifestKeepsTheCommandsStatus) {
+  NetWorld::RunOptions o;
+  o.as = GetParam();
+  const std::string ws = world->workspace(o.as), state = world->state_dir;
+  const std::string sessions = state + "/" + std::to_string(uid()) + "/sessions";
+  ::unlink((ws + "/started").c_str());
+  ::unlink((ws + "/go").c_str());
+  o.prelude = "mount -t tmpfs -o size=256k tmpfs " + state + " && chmod 1777 " + state;
+  o.wrapper = wrapper("disk-full",
+                      "\"$@\" >/tmp/out 2>&1 &\n"
+                      "pid=$!\n"
+                      "i=0; while [ ! -e " + ws + "/started ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n"
+                      "rec=$(ls " + sessions + "/*.json)\n"
+                      // tmpfs allocates whole pages: fill the record's last one (with JSON whitespace) so that
+                      // the receipt needs a new page, then take every free page.
+                      "size=$(stat -c %s $rec)\n"
+                      "head -c $(( (4096 - size % 4096) % 4096 )) /dev/zero | tr '\\0' ' ' >> $rec\n"
+                      "dd if=/dev/zero of=" + state + "/fill bs=4k 2>/dev/null\n"
+                      "touch " + ws + "/go\n"
+                      "wait $pid; echo \"RC=$?\"; cat /tmp/out\n"
+                      "rm " + state + "/fill\n"
+                      "echo LIST; " + cordon_cmd(config(), "sessions list --json") + "\n"
+                      "echo GC; " + cordon_cmd(config(), "sessions gc") + "\n"
+                      "echo RECORD; cat $rec\n");
+  CommandResult run = world->cordon_run(
+      config(), "/bin/sh -c 'touch started; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; "
+                "i=$((i + 1)); done; exit 7'", o);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("RC=7\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("the session record is incomplete"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("No space left on device"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("\"state\":\"receipt-failed\",\"exit_code\":7"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("completed from its note"), std::string::npos) << run.output;
+  std::string record = run.output.substr(run.output.find("RECORD\n") + 7);
+  std::istringstream lines(record);
+  std::string line, receipt_line;
+  while (std::getline(lines, line))
+    if (line.find("cordon-receipt") != std::string::npos) receipt_line = line;
+  ASSERT_FALSE(receipt_line.empty()) << record;
+  Json receipt = Json::parse(receipt_line)["receipt"];
+  EXPECT_EQ(receipt["exit_code"], 7) << receipt_line;
+  EXPECT_TRUE(receipt["receipt_incomplete"]["cause"].is_string()) << receipt_line;
+}
+
 INSTANTIATE_TEST_SUITE_P(As, Lifecycle, ::testing::Values(As::Root, As::User),
                          [](const auto& info) { return info.param == As::Root ? "root" : "unprivileged"; });
 

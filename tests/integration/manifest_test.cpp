@@ -77,7 +77,7 @@ TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {
   RunResult show = cordon({"sessions", "show", id});
   EXPECT_EQ(show.exit_code, 0);
   Json shown = Json::parse(show.out);
-  EXPECT_EQ(shown["format"], "cordon-session");
+  EXPECT_EQ(shown["format"], "cordon-session-record");
   EXPECT_EQ(shown["state"], "ended");
   EXPECT_EQ(shown["manifest"], manifest);
   EXPECT_EQ(shown["receipt"], receipt);

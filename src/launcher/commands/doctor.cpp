@@ -21,7 +21,9 @@
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/jail/tun_device.h"
+#include "launcher/plan/session_options.h"
 #include "launcher/process/subprocess.h"
+#include "launcher/record/sweep.h"
 #include "launcher/seccomp/compile.h"
 #include "launcher/seccomp/policy.h"
 
@@ -156,6 +158,24 @@ void check_mask_source(std::vector<DoctorRow>& rows) {
                   "reinstall cordon (cmake --install); masks bind this empty read-only file"});
 }
 
+// Sessions whose launcher died without a receipt leave cgroups and records behind until a
+// sweep: the next launch sweeps them, `cordon sessions gc` does it now.
+void check_crashed_sessions(const Config& config, std::vector<DoctorRow>& rows) {
+  std::string dir;
+  try {
+    dir = sessions_dir(facts_for(config, {}));
+  } catch (const Error& e) {
+    rows.push_back({DoctorStatus::Warn, "crashed sessions", std::string("not checked: ") + e.what(), e.fix()});
+    return;
+  }
+  std::vector<std::string> crashed = crashed_session_ids(dir);
+  std::string detail = crashed.empty() ? "no crashed session in " + dir
+                                       : std::to_string(crashed.size()) + " crashed session(s) not swept in " + dir +
+                                             ": " + crashed.front() + (crashed.size() > 1 ? " ..." : "");
+  rows.push_back({crashed.empty() ? DoctorStatus::Pass : DoctorStatus::Warn, "crashed sessions", detail,
+                  "run `cordon sessions gc` (the next launch sweeps them too)"});
+}
+
 // FAIL when the file could not be loaded: the rows after it then assume the built-in defaults.
 DoctorRow configuration_row(const Config& config, const std::string& problem) {
   if (!problem.empty())
@@ -180,6 +200,7 @@ std::vector<DoctorRow> run_doctor(const Config& config, const std::string& confi
   check_network(config, rows);
   check_landlock(rows);
   check_cgroup_budgets(config, rows);
+  check_crashed_sessions(config, rows);
   return rows;
 }
 

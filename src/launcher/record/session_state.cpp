@@ -91,15 +91,17 @@ LiveState probe_live_state(const std::string& dir, const std::string& id, std::s
   UniqueFd fd = open_state(path, O_RDONLY);
   if (!fd.valid()) return LiveState::Unreadable;
   if (::flock(fd.get(), LOCK_SH | LOCK_NB) != 0) return LiveState::Running;
-  std::string text = content_of(fd.get());
-  if (text.rfind(kReceiptFailed, 0) == 0) {
-    if (note) {
-      *note = text.substr(std::strlen(kReceiptFailed));
-      *note = note->substr(0, note->find('\n'));
-    }
-    return LiveState::ReceiptFailed;
-  }
-  return LiveState::Crashed;
+  std::string text = receipt_failed_note(fd.get());
+  if (text.empty()) return LiveState::Crashed;
+  if (note) *note = text;
+  return LiveState::ReceiptFailed;
+}
+
+std::string receipt_failed_note(int fd) {
+  std::string text = content_of(fd);
+  if (text.rfind(kReceiptFailed, 0) != 0) return "";
+  text = text.substr(std::strlen(kReceiptFailed));
+  return text.substr(0, text.find('\n'));
 }
 
 UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id) {

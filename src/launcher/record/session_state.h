@@ -49,4 +49,7 @@ LiveState probe_live_state(const std::string& dir, const std::string& id, std::s
 // (so that no concurrent sweeper takes the same session); invalid while it runs.
 UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id);
 
+// The note of a ReceiptFailed state file read through `fd` ("EXIT CAUSE"), or "" for a crash.
+std::string receipt_failed_note(int fd);
+
 }  // namespace cordon

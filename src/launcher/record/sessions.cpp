@@ -15,7 +15,7 @@ namespace cordon {
 namespace {
 
 inline constexpr const char* kSessionsFormat = "cordon-sessions";
-inline constexpr const char* kSessionFormat = "cordon-session";
+inline constexpr const char* kSessionFormat = "cordon-session-record";
 inline constexpr int kSessionsVersion = 1;
 
 struct SessionView {

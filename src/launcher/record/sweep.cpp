@@ -83,7 +83,7 @@ Json noted_receipt(const std::string& note) {
 }
 
 // Sweeps one session whose state file lock is held. Returns the report line.
-std::string sweep_one(const std::string& dir, const std::string& id, SweepReport& report) {
+std::string sweep_one(const std::string& dir, const std::string& id, int state_fd, SweepReport& report) {
   const std::string record_path = dir + "/" + id + ".json";
   std::string problem;
   std::optional<std::string> text = read_record(record_path, &problem);
@@ -97,8 +97,7 @@ std::string sweep_one(const std::string& dir, const std::string& id, SweepReport
     ::unlink(state_file_path(dir, id).c_str());
     return "session " + id + ": already complete (state file removed)";
   }
-  std::string note;
-  if (probe_live_state(dir, id, &note) == LiveState::ReceiptFailed) {
+  if (std::string note = receipt_failed_note(state_fd); !note.empty()) {
     if (!append_line(record_path, noted_receipt(note), &problem)) return "session " + id + ": " + problem;
     ::unlink(state_file_path(dir, id).c_str());
     return "session " + id + ": its launcher could not write the receipt (" + note + "); completed from its note";
@@ -127,7 +126,7 @@ SweepReport sweep_crashed_sessions(const std::string& dir) {
     // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
     UniqueFd lock = lock_if_launcher_gone(dir, id);
     if (!lock.valid()) continue;
-    report.lines.push_back(sweep_one(dir, id, report));
+    report.lines.push_back(sweep_one(dir, id, lock.get(), report));
     ++report.swept;
   }
   return report;
