@@ -129,6 +129,9 @@ const std::string& test_state_dir() {
   return dir;
 }
 
+// Shell commands the tests run (networld, wrappers, installs) inherit it as well.
+const bool kStateDirExported = [] { return ::setenv("CORDON_TEST_STATE_DIR", test_state_dir().c_str(), 1) == 0; }();
+
 std::string sessions_dir_of(const Identity& who) { return test_state_dir() + "/" + std::to_string(who.uid) + "/sessions"; }
 
 std::set<std::string> session_records(const Identity& who, const std::string& workspace) {
@@ -195,6 +198,8 @@ void drain(int fd, std::string& into) {
 struct ExecImage {
   ExecImage(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
     for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+    // Every cordon a test starts keeps its records in the test's private state directory.
+    if (!env.count("CORDON_TEST_STATE_DIR")) env_strings.push_back("CORDON_TEST_STATE_DIR=" + test_state_dir());
     for (auto& s : env_strings) envp.push_back(s.data());
     envp.push_back(nullptr);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -312,8 +312,7 @@ CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, 
     if (::access(dir.c_str(), F_OK) == 0) {
       if (size_t left = kill_members(dir))
         report.problems.push_back(std::to_string(left) + " process(es) were still in " + dir + " (killed)");
-      if (int err = remove_dir(dir))
-        report.problems.push_back(errno_text("removing the session cgroup " + dir, err));
+      if (int err = remove_dir(dir)) report.problems.push_back(errno_text("removing the session cgroup " + dir, err));
       else report.removed.push_back(dir);
     }
     // The crashed launcher's own v2 leaf: empty now that it is gone. The controllers it may

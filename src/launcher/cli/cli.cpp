@@ -105,11 +105,13 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.sessions_cmd->footer(kPlainExits);
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
-  CLI::App* show = c.sessions_cmd->add_subcommand("show", "Print one session as one JSON document (cordon-session-record)");
+  CLI::App* show = c.sessions_cmd->add_subcommand("show",
+                                                  "Print one session as one JSON document (cordon-session-record)");
   show->add_option("id", c.session_id, "Session id from `cordon sessions list`")->required();
   c.sessions_gc_cmd = c.sessions_cmd->add_subcommand(
       "gc", "Sweep sessions whose launcher died: kill and remove their cgroups, remove temp dirs, close their records");
-  c.sessions_prune_cmd = c.sessions_cmd->add_subcommand("prune", "Remove the oldest ended records beyond the retention");
+  c.sessions_prune_cmd = c.sessions_cmd->add_subcommand("prune",
+                                                        "Remove the oldest ended records beyond the retention");
   c.sessions_prune_cmd->add_option("--keep", c.prune_keep, "Keep at most N records (default: [records] keep)")
       ->check(CLI::Range(1LL, 1LL << 40));
   c.sessions_prune_cmd->add_option("--keep-days", c.prune_keep_days, "Remove records older than D days (0: none)")

@@ -341,7 +341,7 @@ std::vector<std::string> config_schema_keys() {
       "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny", "home.keep",
       "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",         "git.email",
       "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",  "agents.*.home",
-      "agents.*.env",        "agents.*.allow_ptrace",  "records.keep",        "records.keep_days"};
+      "agents.*.env",        "agents.*.allow_ptrace",   "records.keep",        "records.keep_days"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.emplace_back("limits.best_effort");
   return keys;

@@ -54,10 +54,9 @@ std::string pasta_messages(int log_fd) {
 // address goes to the host's resolver. -f keeps pasta in the foreground, as our child.
 std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder, const std::string& dns_forward,
                                     const std::string& ready_fifo) {
-  std::vector<std::string> args = {pasta_path, "--config-net", "-4",          "-t",        "none",
-                                   "-u",       "none",         "-T",          "none",      "-U",
-                                   "none",     "--no-map-gw",  "--dns-forward", dns_forward, "-f",
-                                   "-P",       ready_fifo,     "-q"};
+  std::vector<std::string> args = {pasta_path,      "--config-net", "-4",   "-t", "none",     "-u",
+                                   "none",          "-T",           "none", "-U", "none",     "--no-map-gw",
+                                   "--dns-forward", dns_forward,    "-f",   "-P", ready_fifo, "-q"};
   // As root pasta would switch to "nobody", who cannot enter the holder's user namespace.
   if (::geteuid() == 0) args.insert(args.end(), {"--runas", "0"});
   args.push_back(std::to_string(holder));
@@ -131,10 +130,11 @@ void Pasta::await_ready(int ready_fd) {
   if (fds[1].revents & POLLIN) {
     int status = process_.wait();
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      throw Error("egress jail: pasta reported success (exit status 0) without attaching: run in the foreground (-f), "
-                  "it must write its pid once the namespace is configured and stay",
-                  "check that /usr/bin/pasta is Debian's passt (apt-get install --reinstall passt); " +
-                      std::string(fix_report()));
+      throw Error(
+          "egress jail: pasta reported success (exit status 0) without attaching: run in the foreground (-f), "
+          "it must write its pid once the namespace is configured and stay",
+          "check that /usr/bin/pasta is Debian's passt (apt-get install --reinstall passt); " +
+              std::string(fix_report()));
     throw Error("egress jail: pasta could not attach to the sandbox's network namespace (exit status " +
                     std::to_string(exit_code_from_wait_status(status)) + "): " + pasta_messages(log_.get()),
                 "check that passt is intact (apt-get install --reinstall passt); " + std::string(fix_report()));
@@ -147,7 +147,8 @@ std::string Pasta::remove_temp_dir() {
   if (temp_dir_.empty()) return "";
   ::unlink((temp_dir_ + "/ready").c_str());
   std::string problem;
-  if (::rmdir(temp_dir_.c_str()) != 0 && errno != ENOENT) problem = errno_text("temp dir " + temp_dir_ + " left behind", errno);
+  if (::rmdir(temp_dir_.c_str()) != 0 && errno != ENOENT)
+    problem = errno_text("temp dir " + temp_dir_ + " left behind", errno);
   temp_dir_.clear();
   return problem;
 }
@@ -160,8 +161,7 @@ std::string Pasta::stop() {
     // through the pidfd so a recycled PID can never be hit; then reaped, being our child.
     if (pidfd_signal(pidfd_.get(), SIGKILL) != 0 && errno != ESRCH)
       problems += errno_text("could not end pasta (pid " + std::to_string(process_.pid()) + ")", errno);
-    if (wait_readable(pidfd_.get(), kPastaExitTimeoutMs))
-      process_.wait();
+    if (wait_readable(pidfd_.get(), kPastaExitTimeoutMs)) process_.wait();
     else
       problems += "pasta (pid " + std::to_string(process_.pid()) + ") was sent SIGKILL but has not exited after " +
                   std::to_string(kPastaExitTimeoutMs / 1000) + " s";

@@ -95,10 +95,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.agent = profile.name;
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
-  // The host's /proc, bound in, must be the host's: the session's own pid namespace (and the
-  // fresh /proc that comes with it) would replace it. That weaker mode keeps bwrap's
-  // --die-with-parent as the only tie between the sandbox and the launcher (docs/configuration.md).
-  plan.skip_session_init = config.proc == ProcMode::HostReadOnly;
+  plan.skip_session_init = config.proc == ProcMode::HostReadOnly;  // the host's /proc stays the host's
   plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides), config.limits_best_effort,
                             facts.uid, facts.cgroups, config.source_path);
   plan.env = plan_environment(config, profile, facts);

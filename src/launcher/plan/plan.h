@@ -37,7 +37,9 @@ struct SandboxPlan {
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap
   bool skip_seccomp = false;         // no filter at kSeccompFd
-  // bwrap forked directly, without the session's pid namespace: a test hook, and proc = "host-ro".
+  // bwrap forked directly, without the session's pid namespace: a test hook, and proc = "host-ro"
+  // (the host's /proc, bound in, must be the host's, not the session namespace's; that weaker
+  // mode keeps bwrap's --die-with-parent as the only tie between the sandbox and the launcher).
   bool skip_session_init = false;
 };
 

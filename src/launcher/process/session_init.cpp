@@ -63,6 +63,36 @@ int wait_forwarding(pid_t child, const sigset_t& forwarded) {
 // taken by sigwaitinfo; the handler never runs.
 void unused_handler(int) {}
 
+// pid 1 of the session's namespace, whose death takes every process of the session with it:
+// tied to its parent, mounts the namespace's /proc, forks the process that becomes bwrap
+// (returns only there) and waits for it; never returns itself.
+void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, int error_fd) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ::_exit(kExitLaunchRefused);
+  pollfd parent{alive_fd, POLLIN, 0};
+  if (::poll(&parent, 1, 0) != 0) ::_exit(kExitLaunchRefused);  // hung up: it died before prctl
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    std::string report = errno_text("mounting /proc for the session's pid namespace", errno) + "\nnothing ran";
+    ssize_t ignored = ::write(error_fd, report.data(), report.size());
+    (void)ignored;
+    ::_exit(kExitLaunchRefused);
+  }
+  struct sigaction deliverable {};
+  deliverable.sa_handler = unused_handler;
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGCHLD && sigismember(&forwarded, sig)) ::sigaction(sig, &deliverable, nullptr);
+  pid_t bwrap = ::fork();
+  if (bwrap < 0) ::_exit(kExitLaunchRefused);
+  if (bwrap == 0) {
+    ::signal(SIGCHLD, SIG_DFL);
+    reset_signal_dispositions();
+    return;  // becomes bwrap
+  }
+  int status = wait_forwarding(bwrap, forwarded);
+  ssize_t ignored = ::write(report_fd, &status, sizeof status);
+  (void)ignored;
+  ::_exit(0);
+}
+
 }  // namespace
 
 void map_own_ids(uid_t uid, gid_t gid) {
@@ -80,8 +110,7 @@ void fork_session_init(const sigset_t& forwarded, int error_fd) {
   // A mount namespace too: bwrap reads /proc/PID of its own children, so the /proc it sees
   // must be this pid namespace's (the init mounts it).
   if (::unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) {
-    if (errno != EPERM)
-      throw Error(errno_text("creating the session's pid namespace (unshare)", errno), "nothing ran");
+    if (errno != EPERM) throw Error(errno_text("creating the session's pid namespace (unshare)", errno), "nothing ran");
     if (::unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0)
       throw Error(errno_text("creating the session's user and pid namespaces (unshare)", errno),
                   "enable user namespaces (user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1; "
@@ -101,33 +130,10 @@ void fork_session_init(const sigset_t& forwarded, int error_fd) {
   pid_t init = ::fork();
   if (init < 0) throw Error(errno_text("fork of the session's init", errno), "nothing ran");
   if (init == 0) {
-    // pid 1 of the session's namespace: its death takes every process of the session with it.
     ::close(alive[1]);
     ::close(report[0]);
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ::_exit(kExitLaunchRefused);
-    pollfd parent{alive[0], POLLIN, 0};
-    if (::poll(&parent, 1, 0) != 0) ::_exit(kExitLaunchRefused);  // hung up: it died before prctl
-    if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-      std::string report = errno_text("mounting /proc for the session's pid namespace", errno) + "\nnothing ran";
-      ssize_t ignored = ::write(error_fd, report.data(), report.size());
-      (void)ignored;
-      ::_exit(kExitLaunchRefused);
-    }
-    struct sigaction deliverable {};
-    deliverable.sa_handler = unused_handler;
-    for (int sig = 1; sig < NSIG; ++sig)
-      if (sig != SIGCHLD && sigismember(&forwarded, sig)) ::sigaction(sig, &deliverable, nullptr);
-    pid_t bwrap = ::fork();
-    if (bwrap < 0) ::_exit(kExitLaunchRefused);
-    if (bwrap == 0) {
-      ::signal(SIGCHLD, SIG_DFL);
-      reset_signal_dispositions();
-      return;  // becomes bwrap
-    }
-    int status = wait_forwarding(bwrap, forwarded);
-    ssize_t ignored = ::write(report[1], &status, sizeof status);
-    (void)ignored;
-    ::_exit(0);
+    run_session_init(alive[0], report[1], forwarded, error_fd);
+    return;  // only in the process that becomes bwrap
   }
   ::close(alive[0]);
   ::close(report[1]);

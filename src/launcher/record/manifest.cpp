@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cerrno>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -74,7 +74,8 @@ Json launcher_json() {
     for (int i = 3; i <= 22 && fields >> field; ++i)
       if (i == 22) start_ticks = std::atoll(field.c_str());  // field 22: starttime, clock ticks after boot
   }
-  return {{"pid", ::getpid()}, {"start_ticks", start_ticks},
+  return {{"pid", ::getpid()},
+          {"start_ticks", start_ticks},
           {"boot_id", bytes_json(trim(read_text_file("/proc/sys/kernel/random/boot_id")))}};
 }
 

@@ -11,8 +11,8 @@ struct LaunchOutcome {
   int exit_code = 0;         // the command's status, or 128+N for death by signal N
   bool command_ran = false;  // bwrap reported the command's exit
   double duration_seconds = 0;
-  std::vector<std::string> survivors;   // session processes alive after the sandbox exited (then killed)
-  std::vector<std::string> limit_hits;  // budgets the session ran into
+  std::vector<std::string> survivors;          // session processes alive after the sandbox exited (then killed)
+  std::vector<std::string> limit_hits;         // budgets the session ran into
   std::vector<std::string> teardown_problems;  // a stage's teardown check that failed (survivors were still reaped)
 };
 

@@ -33,8 +33,7 @@ std::vector<std::string> session_ids(const std::string& dir, const std::string& 
   if (!d) return ids;
   while (dirent* entry = ::readdir(d)) {
     std::string name = entry->d_name;
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     std::string id = name.substr(0, name.size() - suffix.size());
     if (is_session_id(id)) ids.push_back(id);
   }

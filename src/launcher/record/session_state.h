@@ -13,11 +13,11 @@ namespace cordon {
 
 // What a state file says about its session.
 enum class LiveState {
-  None,            // no state file: the session ended and its receipt is in the record
-  Running,         // the launcher holds the lock
-  Crashed,         // the launcher is gone without a receipt (and without a note)
-  ReceiptFailed,   // the launcher ended but could not append the receipt; the note says why
-  Unreadable,      // not a regular file, or cannot be opened
+  None,           // no state file: the session ended and its receipt is in the record
+  Running,        // the launcher holds the lock
+  Crashed,        // the launcher is gone without a receipt (and without a note)
+  ReceiptFailed,  // the launcher ended but could not append the receipt; the note says why
+  Unreadable,     // not a regular file, or cannot be opened
 };
 
 const char* live_state_name(LiveState state);

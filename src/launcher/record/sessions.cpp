@@ -20,8 +20,8 @@ inline constexpr int kSessionsVersion = 1;
 
 struct SessionView {
   std::string id;
-  std::string state;         // running, ended, refused, crashed, receipt-failed, unreadable
-  Json exit_code = nullptr;  // the command's status once known
+  std::string state;                   // running, ended, refused, crashed, receipt-failed, unreadable
+  std::optional<long long> exit_code;  // the command's status once known
   ParsedRecord record;
   std::string problem;  // why the record or its state could not be read
 };
@@ -53,7 +53,7 @@ SessionView view_of(const std::string& dir, const std::string& id) {
     return v;
   }
   const Json& r = *v.record.receipt;
-  v.exit_code = r.value("exit_code", Json(nullptr));
+  if (r.contains("exit_code") && r["exit_code"].is_number_integer()) v.exit_code = r["exit_code"].get<long long>();
   if (r.contains("crashed")) v.state = "crashed";
   else if (r.value("command_ran", Json(false)) == Json(false) && !r.value("launch_error", Json(nullptr)).is_null())
     v.state = "refused";
@@ -74,8 +74,13 @@ Json json_of(const SessionView& v) {
   auto member = [&](const char* name) {
     return v.record.manifest && v.record.manifest->contains(name) ? (*v.record.manifest)[name] : Json(nullptr);
   };
-  return {{"session", v.id},         {"state", v.state},          {"exit_code", v.exit_code},
-          {"started", member("started")}, {"agent", member("agent")}, {"workspace", member("workspace")},
+  const Json exit_code = v.exit_code ? Json(*v.exit_code) : Json(nullptr);
+  return {{"session", v.id},
+          {"state", v.state},
+          {"exit_code", exit_code},
+          {"started", member("started")},
+          {"agent", member("agent")},
+          {"workspace", member("workspace")},
           {"problem", v.problem.empty() ? Json(nullptr) : bytes_json(v.problem)}};
 }
 
@@ -91,7 +96,8 @@ int print_sessions_list(const std::string& dir, bool json) {
   if (json) {
     Json sessions = Json::array();
     for (const auto& id : ids) sessions.push_back(json_of(view_of(dir, id)));
-    Json doc{{"format", kSessionsFormat}, {"version", kSessionsVersion}, {"dir", bytes_json(dir)}, {"sessions", sessions}};
+    Json doc{
+        {"format", kSessionsFormat}, {"version", kSessionsVersion}, {"dir", bytes_json(dir)}, {"sessions", sessions}};
     std::printf("%s\n", dump_line(doc).c_str());
     return 0;
   }
@@ -102,7 +108,7 @@ int print_sessions_list(const std::string& dir, bool json) {
   std::printf("%-26s %-14s %-6s %-10s %s\n", "SESSION", "STATE", "EXIT", "AGENT", "WORKSPACE");
   for (const auto& id : ids) {
     SessionView v = view_of(dir, id);
-    std::string exit = v.exit_code.is_null() ? "-" : dump_line(v.exit_code);
+    std::string exit = v.exit_code ? std::to_string(*v.exit_code) : "-";
     std::printf("%-26s %-14s %-6s %-10s %s\n", id.c_str(), v.state.c_str(), exit.c_str(),
                 shown_member(v, "agent").c_str(), shown_member(v, "workspace").c_str());
   }

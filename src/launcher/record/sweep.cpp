@@ -58,15 +58,20 @@ bool append_line(const std::string& path, const Json& document, std::string* pro
 
 Json crash_receipt(const std::vector<std::string>& removed, const std::vector<std::string>& problems,
                    const std::vector<std::string>& temp_dirs) {
-  Json receipt{{"ended", nullptr},          {"launch_error", nullptr}, {"command_ran", nullptr},
-               {"exit_code", nullptr},      {"signal", nullptr},       {"duration_seconds", nullptr},
-               {"limit_hits", Json::array()},
-               {"teardown",
-                {{"verified", problems.empty()},
-                 {"problems", bytes_array_json(problems)},
-                 {"cgroups_removed", bytes_array_json(removed)}}},
-               {"crashed",
-                {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
+  Json receipt{
+      {"ended", nullptr},
+      {"launch_error", nullptr},
+      {"command_ran", nullptr},
+      {"exit_code", nullptr},
+      {"signal", nullptr},
+      {"duration_seconds", nullptr},
+      {"limit_hits", Json::array()},
+      {"teardown",
+       {{"verified", problems.empty()},
+        {"problems", bytes_array_json(problems)},
+        {"cgroups_removed", bytes_array_json(removed)}}},
+      {"crashed",
+       {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
 }
 
@@ -74,8 +79,12 @@ Json crash_receipt(const std::vector<std::string>& removed, const std::vector<st
 Json noted_receipt(const std::string& note) {
   long long exit_code = std::atoll(note.c_str());
   std::string cause = note.substr(std::min(note.size(), note.find(' ') + 1));
-  Json receipt{{"ended", nullptr},         {"launch_error", nullptr},   {"command_ran", nullptr},
-               {"exit_code", exit_code},   {"signal", nullptr},         {"duration_seconds", nullptr},
+  Json receipt{{"ended", nullptr},
+               {"launch_error", nullptr},
+               {"command_ran", nullptr},
+               {"exit_code", exit_code},
+               {"signal", nullptr},
+               {"duration_seconds", nullptr},
                {"limit_hits", Json::array()},
                {"teardown", {{"verified", nullptr}, {"problems", Json::array()}, {"cgroups_removed", Json::array()}}},
                {"receipt_incomplete", {{"cause", bytes_json(cause)}, {"completed", utc_now()}}}};
@@ -103,8 +112,8 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
     return "session " + id + ": its launcher could not write the receipt (" + note + "); completed from its note";
   }
   std::vector<std::string> temp_dirs;
-  cgroup::CgroupFinish cgroups =
-      cgroup::sweep_session_cgroups(record.manifest ? cgroup_parents(*record.manifest) : std::vector<std::string>{}, id);
+  cgroup::CgroupFinish cgroups = cgroup::sweep_session_cgroups(
+      record.manifest ? cgroup_parents(*record.manifest) : std::vector<std::string>{}, id);
   std::vector<std::string> problems = cgroups.problems;
   if (std::string left = remove_pasta_dir(id, temp_dirs); !left.empty()) problems.push_back(left);
   report.problems += static_cast<int>(problems.size());

@@ -208,7 +208,7 @@ class StatusStream {
   // Reads what is there; true once the child-pid line has been seen.
   bool read_available(std::string& text) {
     char buffer[512];
-    ssize_t n;
+    ssize_t n = -1;  // stays -1 when the stream is already closed
     while (open_ && (n = ::read(fd_, buffer, sizeof buffer)) != 0) {
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -256,12 +256,11 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
       ::kill(child.pid(), SIGKILL);
       continue;
     }
-    if (fds[1].revents && !sandbox_started && stream.read_available(result.status)) {
+    // Once per wake-up: what the stream holds decides, never which read brought the line.
+    if (fds[1].revents && stream.read_available(result.status) && !sandbox_started) {
       sandbox_started = true;
       for (int sig : held) ::kill(child.pid(), sig);
       held.clear();
-    } else if (fds[1].revents) {
-      stream.read_available(result.status);
     }
     signalfd_siginfo info{};
     while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
@@ -270,10 +269,8 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
       // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
       // sends it); only signals sent to the launcher alone are passed on.
       if (info.ssi_code == SI_KERNEL) continue;
-      if (sandbox_started)
-        ::kill(child.pid(), sig);
-      else
-        held.push_back(sig);
+      if (sandbox_started) ::kill(child.pid(), sig);
+      else held.push_back(sig);
     }
     if (auto status = child.try_wait()) {
       result.wait_status = *status;
@@ -326,8 +323,8 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
       throw;
     }
   }
-  const Supervision ended =
-      supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started, d.status_read.get());
+  const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
+                                      d.status_read.get());
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
   LaunchOutcome outcome;
@@ -343,7 +340,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
     try {
       stage->after_exit();
     } catch (const Error& e) {
-      outcome.teardown_problems.push_back(e.what());
+      outcome.teardown_problems.emplace_back(e.what());
     }
   }
   outcome.survivors = reap_survivors();
