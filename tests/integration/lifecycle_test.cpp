@@ -82,9 +82,10 @@ class Lifecycle : public ::testing::TestWithParam<As> {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(sessions_dir(), ec)) {
       std::string name = e.path().filename().string();
-      if (e.path().extension() == ".state") open += name + " ";
       if (e.path().extension() == ".json" && record_lines(e.path().string()).size() < 2) open += name + " ";
     }
+    for (const auto& e : fs::directory_iterator(sessions_dir() + "/live", ec))
+      open += "live/" + e.path().filename().string() + " ";
     return open;
   }
   void clear_records() const { fs::remove_all(sessions_dir()); }
@@ -154,7 +155,9 @@ TEST_P(Lifecycle, SigkillDuringJailedLaunchesLeavesNothingBehind) {
   EXPECT_EQ(marked_processes(), "") << "a sandboxed command outlived its launcher";
   EXPECT_EQ(world->leftover_temp_files(), "") << run.output;
   EXPECT_EQ(open_records(), "") << run.output;
-  if (scope) EXPECT_EQ(scope->leftovers(), "") << run.output;
+  if (scope) {
+    EXPECT_EQ(scope->leftovers(), "") << run.output;
+  }
   CommandResult listed = cordon_here("sessions list --json");
   Json sessions = Json::parse(listed.output)["sessions"];
   EXPECT_GE(sessions.size(), 10u) << listed.output;  // some were killed before their record

@@ -39,17 +39,20 @@ class Limits : public ::testing::Test {
   }
 
   // `cordon --config CONFIG run --workspace WS -- COMMAND`, CONFIG holding `limits_toml`.
-  std::vector<std::string> cordon_run(const std::string& limits_toml, const std::vector<std::string>& command) {
+  std::vector<std::string> cordon_run(const std::string& limits_toml, const std::vector<std::string>& command,
+                                      const std::string& workspace = "") {
     std::string config = base_->path() + "/cordon.toml";
     write_file(config, "[network]\negress_jail = false\n[limits]\n" + limits_toml);
-    std::vector<std::string> argv = {cordon_, "--config", config, "run", "--workspace", workspace_, "--"};
+    std::vector<std::string> argv = {
+        cordon_, "--config", config, "run", "--workspace", workspace.empty() ? workspace_ : workspace, "--"};
     argv.insert(argv.end(), command.begin(), command.end());
     return argv;
   }
 
   RunResult launch(const std::string& limits_toml, const std::vector<std::string>& command,
-                   const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000) {
-    std::vector<std::string> argv = cordon_run(limits_toml, command);
+                   const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000,
+                   const std::string& workspace = "") {
+    std::vector<std::string> argv = cordon_run(limits_toml, command, workspace);
     RunOptions o;
     o.env = base_env(who);
     o.as = who;
@@ -248,7 +251,8 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
   // Page cache beyond the budget is reclaimed, not a hit: reading 96 MiB of a host file under
   // 64 MiB runs to completion and reports nothing (v2 counts each reclaim as "max"). The file is
   // evicted first, so the sandbox's reads are charged to its own cgroup.
-  const std::string sample = std::string(CORDON_BUILD_DIR) + "/tests/page-cache-sample.bin";
+  const std::string sample_dir = std::string(CORDON_BUILD_DIR) + "/tests/page-cache-ws";
+  const std::string sample = sample_dir + "/sample.bin";
   ASSERT_EQ(fs::file_size(sample), 96u << 20) << sample;
   evict_from_page_cache(sample);
   const std::string reader =
@@ -258,7 +262,7 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
       "        total += len(chunk)\n"
       "print('READ', total >> 20)\n";
   RunResult cache = launch("memory_max_bytes = 67108864\n", {"/usr/bin/python3", "-c", reader}, root_identity(),
-                           &scope, 120000);
+                           &scope, 120000, sample_dir);
   EXPECT_EQ(cache.exit_code, 0) << cache.err;
   int read_mib = 0;
   std::sscanf(cache.out.c_str(), "READ %d", &read_mib);

@@ -53,9 +53,16 @@ const char* live_state_name(LiveState state) {
   return "?";
 }
 
-std::string state_file_path(const std::string& dir, const std::string& id) { return dir + "/" + id + ".state"; }
+std::string live_dir(const std::string& dir) { return dir + "/live"; }
+
+std::string state_file_path(const std::string& dir, const std::string& id) {
+  return live_dir(dir) + "/" + id + ".state";
+}
 
 StateFile::StateFile(const std::string& dir, const std::string& id) : path_(state_file_path(dir, id)) {
+  if (::mkdir(live_dir(dir).c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(errno_text("creating " + live_dir(dir), errno),
+                "make " + dir + " writable by this user; nothing runs without a record");
   fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd_.valid())
     throw Error(errno_text("creating the session state file " + path_, errno),

@@ -1,4 +1,4 @@
-// A session's live state file, "<id>.state" beside its record while the launcher runs. The
+// A session's live state file, "live/<id>.state" beside its record while the launcher runs. The
 // launcher holds an exclusive flock on it for its whole life, so "is the launcher still
 // there?" has a kernel answer that no PID reuse can fool: the lock is released when the
 // launcher dies, SIGKILL included. The file is written once, at full size, when created, so
@@ -22,6 +22,9 @@ enum class LiveState {
 
 const char* live_state_name(LiveState state);
 
+// "<dir>/live/<id>.state": apart from the records, so that the sweep every launch makes reads a
+// directory of the few sessions running or crashed, not of every record kept.
+std::string live_dir(const std::string& dir);
 std::string state_file_path(const std::string& dir, const std::string& id);
 
 class StateFile {

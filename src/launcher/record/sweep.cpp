@@ -131,7 +131,7 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
 
 SweepReport sweep_crashed_sessions(const std::string& dir) {
   SweepReport report;
-  for (const auto& id : session_ids(dir, ".state")) {
+  for (const auto& id : session_ids(live_dir(dir), ".state")) {
     // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
     UniqueFd lock = lock_if_launcher_gone(dir, id);
     if (!lock.valid()) continue;
@@ -143,11 +143,20 @@ SweepReport sweep_crashed_sessions(const std::string& dir) {
 
 std::vector<std::string> crashed_session_ids(const std::string& dir) {
   std::vector<std::string> out;
-  for (const auto& id : session_ids(dir, ".state")) {
+  for (const auto& id : session_ids(live_dir(dir), ".state")) {
     LiveState state = probe_live_state(dir, id);
     if (state == LiveState::Crashed || state == LiveState::ReceiptFailed) out.push_back(id);
   }
   return out;
+}
+
+bool prune_due(const std::string& dir) {
+  const std::string stamp = dir + "/../last-prune";
+  struct stat st {};
+  if (::stat(stamp.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime < kPruneIntervalSeconds) return false;
+  UniqueFd touched(::open(stamp.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (touched.valid()) ::futimens(touched.get(), nullptr);
+  return true;
 }
 
 std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days) {

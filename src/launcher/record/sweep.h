@@ -23,6 +23,14 @@ SweepReport sweep_crashed_sessions(const std::string& dir);
 // The ids of sessions a sweep would close, without sweeping (for `cordon doctor`).
 std::vector<std::string> crashed_session_ids(const std::string& dir);
 
+// Launches prune at most this often (the listing of a full records directory costs more than
+// the rest of the launcher's work); `cordon sessions prune` prunes at once.
+inline constexpr long long kPruneIntervalSeconds = 3600;
+
+// True when the last prune at launch was over kPruneIntervalSeconds ago (or never): then it
+// marks now as the last one ("<dir>/../last-prune").
+bool prune_due(const std::string& dir);
+
 // Removes the oldest ended records beyond `keep`, and those older than `keep_days` days (0: no
 // age bound). A record with a state file (running, or crashed and not swept) is never removed.
 // Returns the removed ids.

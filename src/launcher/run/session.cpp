@@ -15,13 +15,13 @@
 namespace cordon {
 namespace {
 
-// A crashed launcher's leftovers are swept, and old records pruned, before a new session
-// starts: nothing accumulates even when no one runs `cordon sessions gc`.
+// A crashed launcher's leftovers are swept, and old records pruned (at most hourly), before a
+// new session starts: nothing accumulates even when no one runs `cordon sessions gc`.
 void tidy_records(const Config& config, const HostFacts& facts) {
   const std::string dir = sessions_dir(facts);
   SweepReport swept = sweep_crashed_sessions(dir);
   for (const auto& line : swept.lines) std::fprintf(stderr, "cordon: %s\n", line.c_str());
-  prune_records(dir, config.records_keep, config.records_keep_days);
+  if (prune_due(dir)) prune_records(dir, config.records_keep, config.records_keep_days);
 }
 
 }  // namespace

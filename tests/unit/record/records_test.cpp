@@ -1,5 +1,6 @@
 // The session records' readers, state files and retention, on a private temp directory.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +94,7 @@ TEST_F(Records, AReceiptFailureIsNotedInPlace) {
 
 TEST_F(Records, AFifoInPlaceOfAStateFileIsUnreadableNeverRunning) {
   const std::string id = "20261201T131821Z-00000003";
+  fs::create_directories(live_dir(dir_));
   ASSERT_EQ(::mkfifo(state_file_path(dir_, id).c_str(), 0600), 0);
   EXPECT_EQ(probe_live_state(dir_, id), LiveState::Unreadable);
   EXPECT_FALSE(lock_if_launcher_gone(dir_, id).valid());
@@ -100,7 +102,8 @@ TEST_F(Records, AFifoInPlaceOfAStateFileIsUnreadableNeverRunning) {
 
 TEST_F(Records, PruneKeepsTheNewestAndEverySessionWithAStateFile) {
   for (int i = 0; i < 5; ++i) write("20261201T13182" + std::to_string(i) + "Z-0000000" + std::to_string(i) + ".json", kManifest);
-  write("20261201T131820Z-00000000.state", "running");  // the oldest is still running
+  fs::create_directories(live_dir(dir_));
+  write("live/20261201T131820Z-00000000.state", "running");  // the oldest is still running
   std::vector<std::string> removed = prune_records(dir_, 2, 0);
   EXPECT_EQ(removed, (std::vector<std::string>{"20261201T131821Z-00000001", "20261201T131822Z-00000002",
                                                "20261201T131823Z-00000003"}));
@@ -140,6 +143,15 @@ TEST(TerminalSafe, EscapesControlsAndBadBytesKeepsText) {
   EXPECT_EQ(terminal_safe("\xff\xfe"), "\\xff\\xfe");
   EXPECT_EQ(terminal_safe("line\nnext\r"), "line\\x0anext\\x0d");
   EXPECT_EQ(terminal_safe("\xe2\x82\xac"), "\xe2\x82\xac");  // €
+}
+
+TEST_F(Records, LaunchesPruneAtMostHourly) {
+  fs::create_directories(dir_ + "/sessions");
+  EXPECT_TRUE(prune_due(dir_ + "/sessions"));
+  EXPECT_FALSE(prune_due(dir_ + "/sessions"));
+  struct timespec long_ago[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - kPruneIntervalSeconds - 1, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (dir_ + "/last-prune").c_str(), long_ago, 0), 0);
+  EXPECT_TRUE(prune_due(dir_ + "/sessions"));
 }
 
 }  // namespace
