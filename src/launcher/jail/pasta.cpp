@@ -1,7 +1,10 @@
 #include "launcher/jail/pasta.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/if_tun.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -81,6 +84,28 @@ std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder,
   ::_exit(127);
 }
 
+// Marks pasta's tap device persistent, so that pasta's exit does not unregister it (one RCU
+// grace period or more: 20-50 ms measured here, which the launcher would wait out to reap
+// pasta); the kernel removes it with the jail's network namespace, in the background, once
+// pasta and the sandbox are gone. Best effort: without ptrace access to pasta (pidfd_getfd)
+// teardown is only slower.
+void keep_tap_past_pasta(int pidfd, pid_t pid) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = ::opendir(fds.c_str());
+  if (!dir) return;
+  int tap = -1;
+  char target[64];
+  for (int scanned = 0; dirent* entry = ::readdir(dir);) {
+    if (++scanned > 4096) break;
+    ssize_t n = ::readlinkat(::dirfd(dir), entry->d_name, target, sizeof target - 1);
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == "/dev/net/tun") tap = std::atoi(entry->d_name);
+  }
+  ::closedir(dir);
+  if (tap < 0) return;
+  UniqueFd ours(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, tap, 0)));
+  if (ours.valid()) ::ioctl(ours.get(), TUNSETPERSIST, 1);
+}
+
 }  // namespace
 
 std::string pasta_temp_dir(const std::string& session_id) { return "/tmp/cordon-jail-" + session_id; }
@@ -112,6 +137,7 @@ void Pasta::start(const std::string& pasta_path, pid_t holder, const std::string
   pidfd_.reset(pidfd_open(pid));
   if (!pidfd_.valid()) throw Error(errno_text("egress jail: pidfd_open(pasta)", errno), fix_report());
   await_ready(ready.get());
+  keep_tap_past_pasta(pidfd_.get(), pid);
   std::string left = remove_temp_dir();
   if (!left.empty()) throw Error("egress jail: " + left, fix_report());
 }
