@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/error.h"
@@ -91,24 +93,28 @@ void StateFile::note_receipt_failed(int exit_code, const std::string& cause) {
   fd_.reset();
 }
 
-LiveState probe_live_state(const std::string& dir, const std::string& id, std::string* note) {
+LiveState probe_live_state(const std::string& dir, const std::string& id, ReceiptNote* note) {
   const std::string path = state_file_path(dir, id);
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? LiveState::None : LiveState::Unreadable;
   UniqueFd fd = open_state(path, O_RDONLY);
   if (!fd.valid()) return LiveState::Unreadable;
   if (::flock(fd.get(), LOCK_SH | LOCK_NB) != 0) return LiveState::Running;
-  std::string text = receipt_failed_note(fd.get());
-  if (text.empty()) return LiveState::Crashed;
-  if (note) *note = text;
+  std::optional<ReceiptNote> noted = receipt_failed_note(fd.get());
+  if (!noted) return LiveState::Crashed;
+  if (note) *note = *noted;
   return LiveState::ReceiptFailed;
 }
 
-std::string receipt_failed_note(int fd) {
+std::optional<ReceiptNote> receipt_failed_note(int fd) {
   std::string text = content_of(fd);
-  if (text.rfind(kReceiptFailed, 0) != 0) return "";
+  if (text.rfind(kReceiptFailed, 0) != 0) return std::nullopt;
   text = text.substr(std::strlen(kReceiptFailed));
-  return text.substr(0, text.find('\n'));
+  text = text.substr(0, text.find('\n'));  // "EXIT CAUSE"
+  ReceiptNote note;
+  note.exit_code = std::atoll(text.c_str());
+  note.cause = text.substr(std::min(text.size(), text.find(' ') + 1));
+  return note;
 }
 
 UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id) {

@@ -5,6 +5,7 @@
 // that a note can later be written in place on a full disk (no new block is needed).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/unique_fd.h"
@@ -46,13 +47,20 @@ class StateFile {
 };
 
 // Reads a state file without blocking or sweeping. `note` receives a ReceiptFailed note.
-LiveState probe_live_state(const std::string& dir, const std::string& id, std::string* note = nullptr);
+// What a ReceiptFailed state file says: the status the launcher returned, and why the receipt
+// could not be written.
+struct ReceiptNote {
+  long long exit_code = 0;
+  std::string cause;
+};
+
+LiveState probe_live_state(const std::string& dir, const std::string& id, ReceiptNote* note = nullptr);
 
 // For the sweeper: when the launcher is gone, the state file's descriptor with the lock held
 // (so that no concurrent sweeper takes the same session); invalid while it runs.
 UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id);
 
-// The note of a ReceiptFailed state file read through `fd` ("EXIT CAUSE"), or "" for a crash.
-std::string receipt_failed_note(int fd);
+// The note of a ReceiptFailed state file read through `fd`; nullopt for a crash.
+std::optional<ReceiptNote> receipt_failed_note(int fd);
 
 }  // namespace cordon

@@ -33,13 +33,13 @@ SessionView view_of(const std::string& dir, const std::string& id) {
   v.id = id;
   std::optional<std::string> text = read_record(dir + "/" + id + ".json", &v.problem);
   if (text) v.record = parse_record(*text);
-  std::string note;
+  ReceiptNote note;
   LiveState live = probe_live_state(dir, id, &note);
   if (live != LiveState::None && !v.record.receipt) {
     v.state = live_state_name(live);
     if (live == LiveState::ReceiptFailed) {
-      v.exit_code = std::atoll(note.c_str());
-      v.problem = note.substr(std::min(note.size(), note.find(' ') + 1));
+      v.exit_code = note.exit_code;
+      v.problem = note.cause;
     }
     return v;
   }

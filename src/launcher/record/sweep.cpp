@@ -76,9 +76,9 @@ Json crash_receipt(const std::vector<std::string>& removed, const std::vector<st
 }
 
 // The launcher ended but could not write its receipt: the note it left says the exit status.
-Json noted_receipt(const std::string& note) {
-  long long exit_code = std::atoll(note.c_str());
-  std::string cause = note.substr(std::min(note.size(), note.find(' ') + 1));
+Json noted_receipt(const ReceiptNote& note) {
+  const long long exit_code = note.exit_code;
+  const std::string& cause = note.cause;
   Json receipt{{"ended", nullptr},
                {"launch_error", nullptr},
                {"command_ran", nullptr},
@@ -106,10 +106,11 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
     ::unlink(state_file_path(dir, id).c_str());
     return "session " + id + ": already complete (state file removed)";
   }
-  if (std::string note = receipt_failed_note(state_fd); !note.empty()) {
-    if (!append_line(record_path, noted_receipt(note), &problem)) return "session " + id + ": " + problem;
+  if (std::optional<ReceiptNote> note = receipt_failed_note(state_fd)) {
+    if (!append_line(record_path, noted_receipt(*note), &problem)) return "session " + id + ": " + problem;
     ::unlink(state_file_path(dir, id).c_str());
-    return "session " + id + ": its launcher could not write the receipt (" + note + "); completed from its note";
+    return "session " + id + ": its launcher could not write the receipt (exit status " +
+           std::to_string(note->exit_code) + ", " + note->cause + "); completed from its note";
   }
   std::vector<std::string> temp_dirs;
   cgroup::CgroupFinish cgroups = cgroup::sweep_session_cgroups(

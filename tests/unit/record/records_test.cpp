@@ -86,9 +86,10 @@ TEST_F(Records, AReceiptFailureIsNotedInPlace) {
     StateFile state(dir_, id);
     state.note_receipt_failed(7, "appending the receipt: No space left on device");
   }
-  std::string note;
+  ReceiptNote note;
   EXPECT_EQ(probe_live_state(dir_, id, &note), LiveState::ReceiptFailed);
-  EXPECT_EQ(note, "7 appending the receipt: No space left on device");
+  EXPECT_EQ(note.exit_code, 7);
+  EXPECT_EQ(note.cause, "appending the receipt: No space left on device");
   EXPECT_EQ(fs::file_size(state_file_path(dir_, id)), 512u);  // written once, at full size
 }
 
