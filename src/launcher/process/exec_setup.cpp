@@ -5,6 +5,8 @@
 
 #include <csignal>
 
+#include "common/error.h"
+
 namespace cordon {
 
 void reset_signal_dispositions() {
@@ -19,6 +21,13 @@ bool die_with_launcher(pid_t launcher_pid) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return false;
   // The launcher may have died between fork and prctl: then no signal will ever come.
   return ::getppid() == launcher_pid;
+}
+
+void refuse_from_child(int error_fd, const std::string& what, const std::string& fix) {
+  std::string report = what + "\n" + fix;
+  ssize_t ignored = ::write(error_fd, report.data(), report.size());
+  (void)ignored;
+  ::_exit(kExitLaunchRefused);
 }
 
 }  // namespace cordon

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 namespace cordon {
 
 // Every signal's disposition back to SIG_DFL. A caller that ignores SIGPIPE (Python, some CI
@@ -16,5 +18,9 @@ void reset_signal_dispositions();
 // setting survives execve of a non-setuid program. Returns false when the launcher
 // (`launcher_pid`) is already gone, so the caller exits instead of running unsupervised.
 bool die_with_launcher(pid_t launcher_pid);
+
+// Sends "what\nfix" to the launcher through `error_fd` (it refuses the launch with that
+// message) and exits kExitLaunchRefused: how a forked child reports a failed setup step.
+[[noreturn]] void refuse_from_child(int error_fd, const std::string& what, const std::string& fix);
 
 }  // namespace cordon

@@ -70,12 +70,8 @@ void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, in
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ::_exit(kExitLaunchRefused);
   pollfd parent{alive_fd, POLLIN, 0};
   if (::poll(&parent, 1, 0) != 0) ::_exit(kExitLaunchRefused);  // hung up: it died before prctl
-  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-    std::string report = errno_text("mounting /proc for the session's pid namespace", errno) + "\nnothing ran";
-    ssize_t ignored = ::write(error_fd, report.data(), report.size());
-    (void)ignored;
-    ::_exit(kExitLaunchRefused);
-  }
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+    refuse_from_child(error_fd, errno_text("mounting /proc for the session's pid namespace", errno), "nothing ran");
   struct sigaction deliverable {};
   deliverable.sa_handler = unused_handler;
   for (int sig = 1; sig < NSIG; ++sig)

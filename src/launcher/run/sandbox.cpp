@@ -69,14 +69,6 @@ std::string read_all(int fd) {
   return text;
 }
 
-// In the child: sends "what\nfix" to the parent, which refuses the launch with it, and exits.
-[[noreturn]] void refuse_from_child(int error_fd, const std::string& what, const std::string& fix) {
-  std::string report = what + "\n" + fix;
-  ssize_t ignored = ::write(error_fd, report.data(), report.size());
-  (void)ignored;
-  ::_exit(kExitLaunchRefused);
-}
-
 // In the child: runs the stages; on failure reports to the parent and exits.
 void run_stages_in_child(const std::vector<LaunchStage*>& stages, int error_fd) {
   try {
