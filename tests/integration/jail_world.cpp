@@ -221,4 +221,17 @@ std::string NetWorld::stray_processes() const {
   return stray;
 }
 
+NetWorld* open_suite_world(std::string& problem) {
+  if (::geteuid() != 0) return nullptr;
+  auto* world = new NetWorld;
+  problem = world->up();
+  return world;
+}
+
+void close_suite_world(NetWorld*& world) {
+  if (world) world->down();
+  delete world;
+  world = nullptr;
+}
+
 }  // namespace cordon::testing

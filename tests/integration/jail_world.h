@@ -69,4 +69,10 @@ class NetWorld {
   mutable std::string last_tmp_;
 };
 
+// A world shared by the tests of one suite. For SetUpTestSuite: builds it when running as root
+// (nullptr otherwise: the tests skip); `problem` says what failed ("" = nothing).
+NetWorld* open_suite_world(std::string& problem);
+// For TearDownTestSuite: tears it down and deletes it (nullptr is fine).
+void close_suite_world(NetWorld*& world);
+
 }  // namespace cordon::testing

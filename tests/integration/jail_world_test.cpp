@@ -89,16 +89,13 @@ bool battery_built() {
 class JailWorld : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (::geteuid() != 0) return;
-    world = new NetWorld;
-    world_problem = world->up();
+    world = open_suite_world(world_problem);
+    if (!world) return;
     world->write_config("nojail", "[network]\negress_jail = false\n");
     world->write_config("jail", "[network]\negress_jail = true\nallow_ip = [\"" + kAllowed + "\"]\n");
   }
   static void TearDownTestSuite() {
-    if (world) world->down();
-    delete world;
-    world = nullptr;
+    close_suite_world(world);
   }
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";

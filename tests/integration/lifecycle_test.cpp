@@ -31,16 +31,13 @@ std::string world_problem;
 class Lifecycle : public ::testing::TestWithParam<As> {
  protected:
   static void SetUpTestSuite() {
-    if (::geteuid() != 0) return;
-    world = new NetWorld;
-    world_problem = world->up();
+    world = open_suite_world(world_problem);
+    if (!world) return;
     world->write_config("jail", "[network]\negress_jail = true\n");
     world->write_config("nojail", "[network]\negress_jail = false\n");
   }
   static void TearDownTestSuite() {
-    if (world) world->down();
-    delete world;
-    world = nullptr;
+    close_suite_world(world);
   }
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";
@@ -181,7 +178,9 @@ TEST_P(Lifecycle, ControlWithoutTheSessionInitSigkilledLaunchesLeaveSandboxesRun
   CommandResult run = world->cordon_run(config(), "/bin/true", o);
   ASSERT_EQ(run.status, 0) << run.output;
   std::string survivors = marked_processes();
-  run_shell("pkill -9 -xf '" + marker_sleep() + "'");
+  // Clean up what the control left: the commands, and bwrap processes that never got as far as
+  // starting one (their argv carries the marker; "[/]" keeps pkill's own shell out of it).
+  run_shell("pkill -9 -f '[/]" + marker_sleep().substr(1) + "'");
   EXPECT_NE(survivors, "") << "no sandbox outlived its launcher even without the session init";
   cordon_here("sessions gc");
 }

@@ -676,9 +676,8 @@ const char* const kWorldTargets =
 class ProbeWorld : public ::testing::TestWithParam<Who> {
  protected:
   static void SetUpTestSuite() {
-    if (::geteuid() != 0) return;
-    world = new NetWorld;
-    world_problem = world->up();
+    world = open_suite_world(world_problem);
+    if (!world) return;
     world->write_config("nojail", "[network]\negress_jail = false\n");
     world->write_config("jail", "[network]\negress_jail = true\n");
     // A network namespace with nothing but loopback: what a jail isolates the sandbox into.
@@ -687,9 +686,7 @@ class ProbeWorld : public ::testing::TestWithParam<Who> {
   }
   static void TearDownTestSuite() {
     if (!empty_netns.empty()) run_shell("ip netns del " + empty_netns);
-    if (world) world->down();
-    delete world;
-    world = nullptr;
+    close_suite_world(world);
   }
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";
