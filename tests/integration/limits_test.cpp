@@ -94,6 +94,17 @@ class Limits : public ::testing::Test {
 };
 
 // Drops a file's clean pages from the page cache, so whoever reads it next is charged for them.
+// The directory of a 96 MiB file on a disk-backed filesystem, which is that launch's workspace
+// (so the sandbox sees it). The cgroup v2 VM provides one on its own 9p mount (a file made in
+// the VM would be shmem, which no budget can reclaim); on the host it is made here, in /var/tmp.
+std::string page_cache_sample_dir(std::unique_ptr<TempDir>& made_here) {
+  if (const char* provided = std::getenv("CORDON_PAGE_CACHE_WS")) return provided;
+  if (std::getenv("CORDON_EXPECT_CGROUP_V2")) ADD_FAILURE() << "the VM did not provide CORDON_PAGE_CACHE_WS";
+  made_here = std::make_unique<TempDir>("/var/tmp/cordon-page-cache-");
+  write_file(made_here->path() + "/sample.bin", std::string(96u << 20, '\0'));
+  return made_here->path();
+}
+
 void evict_from_page_cache(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0) << errno_text(path, errno);
@@ -251,7 +262,8 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
   // Page cache beyond the budget is reclaimed, not a hit: reading 96 MiB of a host file under
   // 64 MiB runs to completion and reports nothing (v2 counts each reclaim as "max"). The file is
   // evicted first, so the sandbox's reads are charged to its own cgroup.
-  const std::string sample_dir = std::string(CORDON_BUILD_DIR) + "/tests/page-cache-ws";
+  std::unique_ptr<TempDir> made_here;
+  const std::string sample_dir = page_cache_sample_dir(made_here);
   const std::string sample = sample_dir + "/sample.bin";
   ASSERT_EQ(fs::file_size(sample), 96u << 20) << sample;
   evict_from_page_cache(sample);

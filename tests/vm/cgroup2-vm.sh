@@ -19,7 +19,12 @@ command -v qemu-system-x86_64 >/dev/null || { echo "cgroup2-vm: apt-get install 
 
 work=$(mktemp -d /tmp/cordon-vm-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/initrd/bin" "$work/initrd/mods" "$work/share"
+mkdir -p "$work/initrd/bin" "$work/initrd/mods" "$work/share" "$work/sample"
+# The memory budget's page-cache step reads this file through its own 9p mount (cache=loose:
+# the guest's page cache, which a budget can reclaim). A file made inside the VM would sit on
+# the tmpfs overlay (shmem, which nothing reclaims), and a host path in the build tree is not
+# always visible through the root's 9p view (a CI clone on another mount was not).
+head -c 100663296 /dev/zero > "$work/sample/sample.bin"
 cp /bin/busybox "$work/initrd/bin/busybox"
 modules="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
   drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci net/9p/9pnet net/9p/9pnet_virtio
@@ -47,6 +52,8 @@ mkdir -p /rw/upper /rw/work
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot
 mkdir -p /newroot/run/cordon-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none share /newroot/run/cordon-vm
+mkdir -p /newroot/run/cordon-vm-sample
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose sample /newroot/run/cordon-vm-sample
 umount /sys /dev /proc
 exec switch_root /newroot /bin/sh /run/cordon-vm/stage2
 INIT
@@ -63,6 +70,7 @@ chmod 755 "$work/initrd/init"
   echo 'mkdir /sys/fs/cgroup/init.scope && echo $$ > /sys/fs/cgroup/init.scope/cgroup.procs'
   echo 'ip link set lo up 2>/dev/null'
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CORDON_EXPECT_CGROUP_V2=1'
+  echo 'export CORDON_PAGE_CACHE_WS=/run/cordon-vm-sample'
   printf 'cd %s\n' "$(pwd)"
   printf '('
   for arg in "$@"; do printf " '%s'" "$(printf %s "$arg" | sed "s/'/'\\\\''/g")"; done
@@ -85,6 +93,7 @@ timeout 1200 $priority qemu-system-x86_64 $accel -m 3072 -smp 2 -nographic -no-r
   -kernel "$kernel" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 panic=-1 ${VM_KERNEL_ARGS:-quiet} cgroup_no_v1=all" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
-  -virtfs local,path="$work/share",mount_tag=share,security_model=passthrough </dev/null
+  -virtfs local,path="$work/share",mount_tag=share,security_model=passthrough \
+  -virtfs local,path="$work/sample",mount_tag=sample,security_model=passthrough,readonly=on </dev/null
 [ -f "$work/share/status" ] || { echo "cgroup2-vm: the VM ended without a result" >&2; exit 125; }
 exit "$(cat "$work/share/status")"
