@@ -157,6 +157,21 @@ echo AFTER; ip route show table main
 
   // A sabotaged launch: refused with status 125, an error naming `fix`, nothing ran,
   // nothing left behind.
+  // A wrapper that starts cordon in the background and, every 10 ms while it runs (at most
+  // `looks` times, until `seen` is not empty), runs `on_bwrap` for each bwrap process ($p its
+  // /proc directory).
+  std::string watcher(const std::string& name, int looks, const std::string& seen, const std::string& on_bwrap) const {
+    const std::string path = world->dir + "/" + name;
+    write_file(path,
+               "#!/bin/sh\n\"$@\" &\nlauncher=$!\ni=0\n"
+               "while [ $i -lt " + std::to_string(looks) + " ] && [ ! -s " + seen + " ] && kill -0 $launcher; do\n"
+               "  for exe in $(ls -l /proc/[0-9]*/exe 2>/dev/null | awk '$NF == \"/usr/bin/bwrap\" {print $(NF-2)}'); do\n"
+               "    p=${exe%/exe}; " + on_bwrap + "\n"
+               "  done\n  i=$((i + 1)); sleep 0.01\ndone\nwait $launcher\n",
+               0755);
+    return path;
+  }
+
   void expect_refused(const std::string& what, const NetWorld::RunOptions& options,
                       const std::vector<std::string>& message_parts) {
     std::string marker = world->workspace(options.as) + "/marker";
@@ -288,6 +303,68 @@ TEST_F(JailWorld, RefusesWithoutADefaultRoute) {
 TEST_F(JailWorld, RefusesWhenARouteAddFails) {
   expect_refused("route 3 refused by the kernel", {As::Root, "", "CORDON_TEST_FAIL_ROUTE=3", "", "", false},
                  {"egress jail: adding route 3 (blackhole 192.168.0.0/16", "Invalid argument", "(kernel: "});
+}
+
+// The command gate: bwrap sets up the sandbox while pasta attaches, and its child then waits
+// (a read of the gate's descriptor, 8) until the routes are verified. Here the routes are
+// programmed late and one is refused: the wrapper sees bwrap waiting at the gate meanwhile,
+// and the failure still ends the launch with nothing run and nothing left.
+TEST_F(JailWorld, AJailThatFailsWhileBwrapWaitsAtTheGateRunsNothing) {
+  const std::string seen = world->dir + "/gate-seen";
+  ::unlink(seen.c_str());
+  // Bounded: at most 300 looks, 10 ms apart. /proc/PID/syscall "0 0x8 ..." is read(8, ...).
+  const std::string script = watcher("watch-gate.sh", 300, seen,
+                                     "case \"$(cat $p/syscall 2>/dev/null)\" in \"0 0x8 \"*) echo waiting > " + seen +
+                                         ";; esac");
+  NetWorld::RunOptions o;
+  o.env = "CORDON_TEST_DELAY_ROUTES_MS=1500 CORDON_TEST_FAIL_ROUTE=3";
+  o.wrapper = "/bin/sh " + script;
+  expect_refused("route 3 refused while bwrap waits", o,
+                 {"egress jail: adding route 3 (blackhole 192.168.0.0/16", "Invalid argument"});
+  EXPECT_EQ(read_file(seen), "waiting\n") << "bwrap was never seen waiting at the command gate";
+}
+
+// The launcher killed outright while bwrap waits at the gate: the gate's write end closes with
+// it, but the session's init holds it too and dies only after killing the whole session, so
+// bwrap's child never reads the end of file as a go. Nothing runs and nothing is left.
+TEST_F(JailWorld, ALauncherKilledWhileBwrapWaitsAtTheGateRunsNothing) {
+  const std::string seen = world->dir + "/gate-killed";
+  ::unlink(seen.c_str());
+  const std::string script = watcher("kill-at-gate.sh", 300, seen,
+                                     "case \"$(cat $p/syscall 2>/dev/null)\" in \"0 0x8 \"*) kill -9 $launcher; "
+                                     "echo killed > " + seen + ";; esac");
+  const std::string marker = world->workspace(As::Root) + "/ran-past-the-gate";
+  ::unlink(marker.c_str());
+  NetWorld::RunOptions o;
+  o.env = "CORDON_TEST_DELAY_ROUTES_MS=1500";
+  o.wrapper = "/bin/sh " + script;
+  CommandResult run = world->cordon_run(config("jail"), "/bin/sh -c 'touch " + marker + "; sleep 30'", o);
+  EXPECT_EQ(read_file(seen), "killed\n") << run.output;
+  EXPECT_EQ(run.status, 137) << run.output;
+  // Bounded: the init's kill is immediate; 2 s for the kernel to finish the namespace.
+  std::string left;
+  for (int i = 0; i < 40; ++i) {
+    left = run_shell("pgrep -af '[/]ran-past-the-gate' | grep -F " + world->workspace(As::Root) + " || true").output;
+    if (left.empty()) break;
+    ::usleep(50 * 1000);
+  }
+  EXPECT_EQ(left, "") << "a process of the killed session is still running";
+  EXPECT_FALSE(path_exists(marker)) << "the command ran after its launcher was killed at the gate";
+  EXPECT_EQ(strays_after_teardown(), "");
+}
+
+// Control for the test above: without the session's init (which keeps the gate shut if the
+// launcher dies) the jail runs in order, and bwrap is never started before the routes.
+TEST_F(JailWorld, ControlWithoutTheSessionInitBwrapStartsOnlyAfterTheRoutes) {
+  const std::string seen = world->dir + "/bwrap-seen";
+  ::unlink(seen.c_str());
+  const std::string script = watcher("watch-bwrap.sh", 300, seen, "echo started > " + seen);
+  NetWorld::RunOptions o;
+  o.env = "CORDON_TEST_DELAY_ROUTES_MS=1000 CORDON_TEST_FAIL_ROUTE=3";
+  o.wrapper = "/bin/sh " + script;
+  o.run_flags = "--test-weaken no-session-init";
+  expect_refused("route 3 refused, no session init", o, {"egress jail: adding route 3"});
+  EXPECT_EQ(read_file(seen), "") << "bwrap ran before the routes were programmed";
 }
 
 TEST_F(JailWorld, SkipHookBuildsAPartialJailForTheBattery) {

@@ -422,7 +422,7 @@ TEST_F(Limits, SessionCgroupKillsAndNamesWhatIsLeftThenRemovesItself) {
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    session.in_child();
+    session.in_child(ChildSide{});
     ::pause();
     ::_exit(0);
   }

@@ -257,7 +257,7 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
   }
 }
 
-void SessionCgroup::in_child() {
+void SessionCgroup::in_child(const ChildSide& /*side*/) {
   for (const auto& file : procs_files_)
     if (int err = write_value(file, "0"))
       throw Error(errno_text("joining the session cgroup " + file, err), "nothing ran");

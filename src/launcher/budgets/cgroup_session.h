@@ -50,7 +50,7 @@ class SessionCgroup : public LaunchStage {
   SessionCgroup& operator=(const SessionCgroup&) = delete;
 
   // In the forked child, before any other stage: joins every session cgroup.
-  void in_child() override;
+  void in_child(const ChildSide& side) override;
   void after_fork(pid_t) override {}
   void after_exit() override {}
 

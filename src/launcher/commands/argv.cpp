@@ -29,6 +29,8 @@ void print_argv(const SandboxPlan& plan, bool json) {
                 {"writable", bytes_array_json(plan.writable)},
                 {"workspace", bytes_json(plan.workspace)},
                 {"agent", bytes_json(plan.agent)}};
+  // Only when bwrap waits at the gate: whoever runs this argv must write one byte there.
+  if (plan.command_gate) document["command_gate_fd"] = kCommandGateFd;
   std::fputs((dump_line(document) + "\n").c_str(), stdout);
 }
 

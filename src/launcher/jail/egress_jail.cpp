@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/network_opt_out.h"
 #include "launcher/jail/routes.h"
+#include "launcher/process/exec_setup.h"
 #include "launcher/process/pidfd.h"
 #include "launcher/process/session_init.h"
 
@@ -105,7 +106,7 @@ EgressJail::EgressJail(JailPlan plan, std::string pasta_path, std::string sessio
 
 EgressJail::~EgressJail() = default;  // pasta_ (if any) is ended by its own destructor
 
-void EgressJail::in_child() {
+void EgressJail::in_child(const ChildSide& side) {
   // Only the holder's ends stay open here, so either side sees the other's death as EOF.
   to_child_write_.reset();
   to_parent_read_.reset();
@@ -117,7 +118,31 @@ void EgressJail::in_child() {
   // Our own ids, 1:1: works unprivileged and as root; bwrap nests its own mapping on top.
   map_own_ids(uid_, gid_);
   send_byte(to_parent_write_.get(), 'N');
+  if (!side.command_gated) {
+    program_after_go();
+    return;
+  }
+  // bwrap waits at the command gate, which the launcher opens only after "R": the routes are
+  // programmed by a process of their own (in these namespaces, so with CAP_NET_ADMIN over
+  // this network) while the holder goes on to exec bwrap, whose setup then overlaps pasta's.
+  const pid_t holder = ::getpid();
+  pid_t programmer = ::fork();
+  if (programmer < 0) throw Error(errno_text("egress jail: fork of the route programmer", errno), fix_report());
+  if (programmer > 0) {
+    to_child_read_.reset();
+    to_parent_write_.reset();
+    return;  // the holder's own wait reaps the programmer
+  }
+  if (!die_with_launcher(holder)) ::_exit(kExitLaunchRefused);
+  try {
+    program_after_go();
+  } catch (const Error& e) {
+    refuse_from_child(side.error_fd, e.what(), e.fix());
+  }
+  ::_exit(0);
+}
 
+void EgressJail::program_after_go() {
   switch (await_byte(to_child_read_.get(), 'G', kGoTimeoutMs)) {
     case Signal::Got: break;
     // The launcher gave up and reports why itself; a second report here would hide it.

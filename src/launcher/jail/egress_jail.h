@@ -1,20 +1,26 @@
 // The egress jail as a launch stage: the forked holder enters a new user + network
-// namespace, the launcher attaches pasta to it by PID, the holder programs and verifies the
-// routes, and only then execs bwrap (which nests its own user namespace and keeps this
-// network). After the sandbox exits, pasta is ended and the teardown is verified.
+// namespace, the launcher attaches pasta to it by PID, the routes are programmed and verified
+// in it, and only then may the command start (bwrap nests its own user namespace and keeps
+// this network). After the sandbox exits, pasta is ended and the teardown is verified.
 //
-//   launcher (parent)                         holder (forked child)
+//   launcher (parent)                   holder (forked child)          route programmer
 //   check prerequisites, make pipes
-//   fork ------------------------------------> unshare(USER|NET), map own uid/gid
-//   wait "N" <-------------------------------- "N" namespaces ready
-//   pasta --config-net ... PID (returns when configured, daemon stays)
-//   "G" -------------------------------------> wait "G"; flush, program, read back routes
-//   wait "R" <-------------------------------- "R" routes verified; exec bwrap
+//   fork ------------------------------> unshare(USER|NET), map ids
+//   wait "N" <-------------------------- "N" namespaces ready; fork --> (same namespaces)
+//   pasta --config-net ... PID           exec bwrap: it sets up the
+//     (returns when configured)            sandbox, then waits at the
+//   "G" ----------------------------------------------------------------> flush, program,
+//   wait "R" <----------------------------------------------------------- read back: "R"
+//   open the command gate -------------> bwrap's child runs the command
 //   ... sandbox runs ...
 //   after exit: end and reap pasta, check no process is left in the namespace
 //
-// pasta is the launcher's child and dies with it (see pasta.h); the holder, then bwrap, dies
-// with it too (run/sandbox sets PR_SET_PDEATHSIG in the forked child).
+// The command gate is bwrap's --block-fd (run/sandbox.cpp): the command cannot start before
+// "R". Without it (no session pid namespace: see process/session_init.h, which makes the gate
+// fail closed) the holder programs the routes itself and execs bwrap only after "R".
+//
+// pasta is the launcher's child and dies with it (see pasta.h); the holder, its programmer
+// and bwrap die with it too (PR_SET_PDEATHSIG).
 //
 // Every wait is bounded; every failure refuses the launch (nothing runs). There is no
 // fallback to the host network.
@@ -47,13 +53,16 @@ class EgressJail : public LaunchStage {
   EgressJail(const EgressJail&) = delete;
   EgressJail& operator=(const EgressJail&) = delete;
 
-  void in_child() override;
+  void in_child(const ChildSide& side) override;
   void after_fork(pid_t child) override;
   void after_exit() override;
 
   const JailPlan& plan() const { return plan_; }
 
  private:
+  // In the holder or its programmer: waits for "G", programs and verifies the routes, "R".
+  void program_after_go();
+
   JailPlan plan_;
   std::string pasta_path_;
   std::string session_id_;

@@ -48,7 +48,9 @@ netlink::Route via_gateway(uint32_t dst, int length, uint32_t gateway, int oif) 
 //   CORDON_TEST_FAIL_ROUTE=N  the Nth route add (1-based) is sent malformed, so the kernel
 //                             itself refuses it (exercises the real error path);
 //   CORDON_TEST_SKIP_ROUTE=N  the Nth intended route is neither added nor expected: a
-//                             "partial" jail that passes read-back, for the battery's tests.
+//                             "partial" jail that passes read-back, for the battery's tests;
+//   CORDON_TEST_DELAY_ROUTES_MS=N  programming starts N ms late: a test sees bwrap waiting at
+//                             the command gate meanwhile.
 int test_hook(const char* name) {
   const char* value = std::getenv(name);
   return value ? std::atoi(value) : 0;
@@ -83,6 +85,7 @@ std::vector<netlink::Route> intended_routes(const JailPlan& plan, int oif) {
 }
 
 void program_jail_network(const JailPlan& plan) {
+  if (int delay_ms = test_hook("CORDON_TEST_DELAY_ROUTES_MS")) ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
   std::string step = "opening a netlink socket";
   try {
     netlink::Socket nl;

@@ -143,6 +143,8 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
   for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
   a.insert(a.end(), mounts.args.begin(), mounts.args.end());
+  plan.command_gate = jail != nullptr && !plan.skip_session_init;
+  if (plan.command_gate) a.insert(a.end(), {"--block-fd", std::to_string(kCommandGateFd)});
   a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
   a.insert(a.end(), command.begin(), command.end());
   return plan;

@@ -19,6 +19,9 @@ namespace cordon {
 // File descriptors are planned, not discovered: the launcher places each generated file at
 // exactly this number in the bwrap child, so `cordon argv` prints the real invocation.
 // bwrap reports through kStatusFd whether the command itself started and how it ended.
+// bwrap's child waits at kCommandGateFd (--block-fd) when a launch stage finishes after bwrap
+// has started (the egress jail's routes): the command starts only once the launcher writes.
+inline constexpr int kCommandGateFd = 8;
 inline constexpr int kStatusFd = 9;
 inline constexpr int kSeccompFd = 10;
 inline constexpr int kFirstDataFd = 11;
@@ -41,6 +44,10 @@ struct SandboxPlan {
   // (the host's /proc, bound in, must be the host's, not the session namespace's; that weaker
   // mode keeps bwrap's --die-with-parent as the only tie between the sandbox and the launcher).
   bool skip_session_init = false;
+  // bwrap's child waits at kCommandGateFd (--block-fd) for the launcher's word: with the jail,
+  // whose routes are programmed while bwrap sets up. Only with the session's pid namespace,
+  // whose init keeps the gate shut until the whole session is dead (process/session_init.h).
+  bool command_gate = false;
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely.

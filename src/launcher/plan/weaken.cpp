@@ -70,6 +70,14 @@ struct Weakening {
   void (*apply)(SandboxPlan&);
 };
 
+// Without the session's init nothing keeps the command gate shut if the launcher dies: the
+// jail then runs in order, as with proc = "host-ro" (plan.cpp).
+void skip_session_init(SandboxPlan& plan) {
+  plan.skip_session_init = true;
+  plan.command_gate = false;
+  remove_seq(plan.argv, {"--block-fd", std::to_string(kCommandGateFd)});
+}
+
 // Every defence a test can remove, by name. "rw-bind:PATH" and "bind:PATH" take a path and are
 // handled by apply_weakening itself.
 const Weakening kWeakenings[] = {
@@ -90,10 +98,10 @@ const Weakening kWeakenings[] = {
     {"no-unshare-pid",
      [](SandboxPlan& p) {
        remove_seq(p.argv, {"--unshare-pid"});
-       p.skip_session_init = true;
+       skip_session_init(p);
      }},
     // Only the session's: bwrap's --die-with-parent alone ties the sandbox to the launcher.
-    {"no-session-init", [](SandboxPlan& p) { p.skip_session_init = true; }},
+    {"no-session-init", skip_session_init},
     {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
     {"no-unshare-uts",
      [](SandboxPlan& p) {

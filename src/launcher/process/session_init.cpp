@@ -39,13 +39,26 @@ void write_proc(const std::string& path, const std::string& text) {
   ::_exit(128 + died_of);
 }
 
+// The init's parent-death signal. Not SIGKILL: a process killed outright closes its files
+// before the kernel kills the rest of its pid namespace, and the last close of the command
+// gate (bwrap's --block-fd, which the init holds open) would let bwrap's child start the
+// command in that moment. On this signal the init kills every process of its namespace first
+// (each then has SIGKILL pending and never runs again), then exits. Never forwarded to the
+// sandbox: only the kernel (the parent's death) or the host's own user can send it.
+constexpr int kInitParentDeathSignal = SIGUSR1;
+
 // Waits for `child`, passing the signals in `forwarded` (except SIGCHLD) on to it and reaping
 // every other child (an init inherits the namespace's orphans). Returns `child`'s wait status.
-int wait_forwarding(pid_t child, const sigset_t& forwarded) {
+// `death_signal` (0 = none), when it arrives, kills the whole namespace and exits.
+int wait_forwarding(pid_t child, const sigset_t& forwarded, int death_signal = 0) {
   for (;;) {
     siginfo_t info{};
     int sig = ::sigwaitinfo(&forwarded, &info);
     if (sig < 0) continue;  // EINTR
+    if (sig == death_signal) {
+      ::kill(-1, SIGKILL);  // from a namespace's init: every other process in it and below
+      ::_exit(kExitLaunchRefused);
+    }
     if (sig != SIGCHLD) {
       // A terminal's signals already reached the whole foreground group.
       if (info.si_code != SI_KERNEL) ::kill(child, sig);
@@ -67,7 +80,11 @@ void unused_handler(int) {}
 // tied to its parent, mounts the namespace's /proc, forks the process that becomes bwrap
 // (returns only there) and waits for it; never returns itself.
 void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, int error_fd) {
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ::_exit(kExitLaunchRefused);
+  // Blocked before it can arrive, and taken by sigwaitinfo like the forwarded signals.
+  sigset_t waited = forwarded;
+  sigaddset(&waited, kInitParentDeathSignal);
+  ::sigprocmask(SIG_BLOCK, &waited, nullptr);
+  if (::prctl(PR_SET_PDEATHSIG, kInitParentDeathSignal) != 0) ::_exit(kExitLaunchRefused);
   pollfd parent{alive_fd, POLLIN, 0};
   if (::poll(&parent, 1, 0) != 0) ::_exit(kExitLaunchRefused);  // hung up: it died before prctl
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
@@ -75,7 +92,7 @@ void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, in
   struct sigaction deliverable {};
   deliverable.sa_handler = unused_handler;
   for (int sig = 1; sig < NSIG; ++sig)
-    if (sig != SIGCHLD && sigismember(&forwarded, sig)) ::sigaction(sig, &deliverable, nullptr);
+    if (sig != SIGCHLD && sigismember(&waited, sig)) ::sigaction(sig, &deliverable, nullptr);
   pid_t bwrap = ::fork();
   if (bwrap < 0) ::_exit(kExitLaunchRefused);
   if (bwrap == 0) {
@@ -83,7 +100,7 @@ void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, in
     reset_signal_dispositions();
     return;  // becomes bwrap
   }
-  int status = wait_forwarding(bwrap, forwarded);
+  int status = wait_forwarding(bwrap, waited, kInitParentDeathSignal);
   ssize_t ignored = ::write(report_fd, &status, sizeof status);
   (void)ignored;
   ::_exit(0);

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,9 +71,10 @@ std::string read_all(int fd) {
 }
 
 // In the child: runs the stages; on failure reports to the parent and exits.
-void run_stages_in_child(const std::vector<LaunchStage*>& stages, int error_fd) {
+void run_stages_in_child(const std::vector<LaunchStage*>& stages, const ChildSide& side) {
+  const int error_fd = side.error_fd;
   try {
-    for (LaunchStage* stage : stages) stage->in_child();
+    for (LaunchStage* stage : stages) stage->in_child(side);
   } catch (const Error& e) {
     refuse_from_child(error_fd, e.what(), e.fix());
   } catch (const std::exception& e) {
@@ -141,6 +143,7 @@ struct Descriptors {
   std::vector<UniqueFd> files;         // the generated files, as sealed memfds
   UniqueFd status_read, status_write;  // bwrap's --json-status-fd
   UniqueFd error_read, error_write;    // a launch stage's "what\nfix" report from the child
+  UniqueFd gate_read, gate_write;      // the command gate (plan.command_gate): bwrap's --block-fd
   std::vector<Placement> placements;
 };
 
@@ -163,6 +166,28 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   make_pipe(d.status_read, d.status_write);
   d.placements.push_back({d.status_write.get(), kStatusFd});
   make_pipe(d.error_read, d.error_write);
+  if (plan.command_gate) {
+    // A socket, so that the launcher's word is sent with MSG_NOSIGNAL: a bwrap that already
+    // died makes it fail with EPIPE, never kill the launcher with SIGPIPE.
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+      throw Error(errno_text("socketpair (the command gate)", errno));
+    d.gate_read = UniqueFd(ends[0]);
+    d.gate_write = UniqueFd(ends[1]);
+    d.placements.push_back({d.gate_read.get(), kCommandGateFd});
+  }
+}
+
+// Lets bwrap's child start the command. bwrap reads one byte and goes on; it would go on at
+// end-of-file too, which is why every holder of the write end (the launcher, its child, the
+// session's init) either writes here or dies only after the sandbox is dead.
+void open_command_gate(Descriptors& d) {
+  if (!d.gate_write.valid()) return;
+  const char go = 'G';
+  ssize_t n;
+  do n = ::send(d.gate_write.get(), &go, 1, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  d.gate_write.reset();  // EPIPE: bwrap is gone, and supervision reports how it ended
 }
 
 // The forked child: the stages, the rlimits, then bwrap. Never returns.
@@ -171,7 +196,7 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   // Tied to the launcher before anything else: if it is killed during setup, this child (the
   // jail's holder, then bwrap's monitor, which passes it on with --die-with-parent) dies too.
   if (!die_with_launcher(launcher)) ::_exit(kExitLaunchRefused);
-  run_stages_in_child(stages, d.error_write.get());
+  run_stages_in_child(stages, ChildSide{d.error_write.get(), plan.command_gate});
   if (!apply_rlimits(plan.limits))
     refuse_from_child(d.error_write.get(), "could not apply the session's resource limits (setrlimit)", "");
   // From here on this process only waits outside the session's pid namespace; its init
@@ -305,16 +330,21 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   ChildProcess child(pid);
   d.status_write.reset();
   d.error_write.reset();
+  d.gate_read.reset();
   for (LaunchStage* stage : stages) {
     try {
       stage->after_fork(pid);
     } catch (const Error&) {
-      // The child's own report (why it stopped) is more precise than the parent's view.
+      // With the gate still shut: killing the child kills the session's init, which kills
+      // bwrap (set up and waiting, or still setting up) before the gate's last writer closes.
       child.kill_and_reap();
+      reap_survivors();  // the init and the route programmer, reparented here
+      // The child's own report (why it stopped) is more precise than the parent's view.
       throw_child_report(read_all(d.error_read.get()));
       throw;
     }
   }
+  open_command_gate(d);
   const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
                                       d.status_read.get());
 
