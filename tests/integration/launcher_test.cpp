@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/json_codec.h"
+#include "common/text.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -67,6 +68,28 @@ class Launcher : public ::testing::TestWithParam<Who> {
   std::unique_ptr<TempDir> base_, outside_, prefix_;
   std::string cordon_, config_, workspace_, canary_;
 };
+
+// Every launch sweeps crashed sessions first. Concurrent launches must never take each
+// other's state files for crashed: a state file appears only once it is locked (found by the
+// bench's 50 concurrent sessions, where some were swept as "died before its record").
+TEST_P(Launcher, ConcurrentLaunchesNeverSweepEachOther) {
+  const std::string launch = shell_join({cordon_, "--config", config_, "run", "--workspace", workspace_, "--",
+                                         "/bin/true"});
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  o.timeout_ms = 120000;
+  RunResult r = run({"/bin/sh", "-c", "i=0; while [ $i -lt 30 ]; do " + launch + " & i=$((i + 1)); done; wait"}, o);
+  EXPECT_EQ(r.err.find("its launcher died"), std::string::npos) << r.err;
+  std::set<std::string> records = session_records(who_, workspace_);
+  EXPECT_EQ(records.size(), 30u);
+  for (const auto& path : records) {
+    std::vector<Json> lines = record_lines(path);
+    ASSERT_EQ(lines.size(), 2u) << path;
+    EXPECT_EQ(lines[1]["receipt"]["exit_code"], 0) << path;
+  }
+}
 
 TEST_P(Launcher, EnvironmentHoldsOnlyAllowListedNames) {
   RunOptions o;

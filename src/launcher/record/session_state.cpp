@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "common/error.h"
+#include "launcher/record/record_file.h"
 
 namespace cordon {
 namespace {
@@ -65,17 +67,20 @@ StateFile::StateFile(const std::string& dir, const std::string& id) : path_(stat
   if (::mkdir(live_dir(dir).c_str(), 0700) != 0 && errno != EEXIST)
     throw Error(errno_text("creating " + live_dir(dir), errno),
                 "make " + dir + " writable by this user; nothing runs without a record");
-  fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  // Made under a name no sweep reads as a session, locked and written, then renamed into
+  // place: a concurrent launch's sweep never sees it unlocked (it would take it for crashed).
+  const std::string fresh = live_dir(dir) + "/" + id + kNewSuffix;
+  fd_.reset(::open(fresh.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd_.valid())
-    throw Error(errno_text("creating the session state file " + path_, errno),
+    throw Error(errno_text("creating the session state file " + fresh, errno),
                 "make " + dir + " writable by this user (and free space there); nothing runs without a record");
-  // Locked before anything else can see the session as crashed; never blocks (a new file).
   const std::string text = padded(kRunning);
   bool ok = ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
-            ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+            ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()) &&
+            ::rename(fresh.c_str(), path_.c_str()) == 0;
   if (!ok) {
     int err = errno;
-    ::unlink(path_.c_str());
+    ::unlink(fresh.c_str());
     throw Error(errno_text("writing the session state file " + path_, err),
                 "free space in " + dir + "; nothing runs without a record");
   }
@@ -115,6 +120,20 @@ std::optional<ReceiptNote> receipt_failed_note(int fd) {
   note.exit_code = std::atoll(text.c_str());
   note.cause = text.substr(std::min(text.size(), text.find(' ') + 1));
   return note;
+}
+
+std::vector<std::string> remove_abandoned_new_state_files(const std::string& dir) {
+  std::vector<std::string> removed;
+  for (const auto& id : session_ids(live_dir(dir), kNewSuffix)) {
+    const std::string path = live_dir(dir) + "/" + id + kNewSuffix;
+    struct stat st {};
+    // A minute: the maker holds its lock from a microsecond after creating the file.
+    if (::lstat(path.c_str(), &st) != 0 || std::time(nullptr) - st.st_mtime < 60) continue;
+    UniqueFd fd = open_state(path, O_RDWR);
+    if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;
+    if (::unlink(path.c_str()) == 0) removed.push_back(id);
+  }
+  return removed;
 }
 
 UniqueFd lock_if_launcher_gone(const std::string& dir, const std::string& id) {

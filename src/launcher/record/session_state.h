@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/unique_fd.h"
 
@@ -27,6 +28,12 @@ const char* live_state_name(LiveState state);
 // directory of the few sessions running or crashed, not of every record kept.
 std::string live_dir(const std::string& dir);
 std::string state_file_path(const std::string& dir, const std::string& id);
+// A state file being made ("<id>.new", renamed to "<id>.state" once locked and written).
+inline constexpr const char* kNewSuffix = ".new";
+
+// Removes "<id>.new" files that no launcher holds and that are older than a minute: left by a
+// launcher killed between making its state file and renaming it. Returns the ids removed.
+std::vector<std::string> remove_abandoned_new_state_files(const std::string& dir);
 
 class StateFile {
  public:

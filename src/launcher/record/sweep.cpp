@@ -132,6 +132,8 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
 
 SweepReport sweep_crashed_sessions(const std::string& dir) {
   SweepReport report;
+  for (const auto& id : remove_abandoned_new_state_files(dir))
+    report.lines.push_back("session " + id + ": its launcher died while making its state file (removed)");
   for (const auto& id : session_ids(live_dir(dir), ".state")) {
     // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
     UniqueFd lock = lock_if_launcher_gone(dir, id);
