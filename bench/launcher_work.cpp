@@ -1,11 +1,15 @@
 // The launcher's own work per launch, in-process: config parse, host facts, plan, seccomp
 // compile + memfd export. Prints the median and p90 of N iterations in microseconds.
-// Usage: cordon_bench_work [CONFIG] [ITERATIONS]
+// With SECCOMP_OUT, also writes the compiled filter there: the bench's bare bwrap then runs
+// with cordon's exact argv, --seccomp included.
+// Usage: cordon_bench_work [CONFIG] [ITERATIONS] [SECCOMP_OUT]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "common/build_config.h"
@@ -28,6 +32,12 @@ int main(int argc, char** argv) {
     cordon::UniqueFd filter = cordon::seccomp::compile_to_memfd(cordon::seccomp::build_rules(plan.seccomp));
     auto end = std::chrono::steady_clock::now();
     micros.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+    if (argc > 3 && i + 1 == iterations) {
+      std::ofstream out(argv[3], std::ios::binary);
+      char buffer[4096];
+      ssize_t n;
+      for (off_t at = 0; (n = ::pread(filter.get(), buffer, sizeof buffer, at)) > 0; at += n) out.write(buffer, n);
+    }
   }
   std::sort(micros.begin(), micros.end());
   std::printf("launcher work (config + facts + plan + seccomp): median %.0f us, p90 %.0f us over %d runs\n",

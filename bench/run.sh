@@ -1,28 +1,59 @@
 #!/usr/bin/env bash
-# Launch overhead, measured side by side in one run (ratios, not absolute times):
-#   1. cordon run -- true (jail off)  vs  the same bwrap call exec'd directly (same
-#      namespaces, mounts and generated files; no seccomp filter, no supervision). target <= 1.30
-#   2. cordon run -- true with the egress jail  vs  without it.             target < +40 ms
-#   3. the launcher's own in-process work (config, facts, plan, seccomp).   target < 2 ms
-#   4. the whole battery inside a sandbox.                                   target << 20 ms
-#   5. cordon run -- true with memory and pids budgets  vs  without (the
-#      session cgroup: made, limits read back, joined, removed).            target < +5 ms
-# As root the jail measurement runs in a private network namespace the script builds (a veth
-# pair with a default route): pasta attaches there and nothing leaves the machine's network.
-# Needs hyperfine (apt-get install hyperfine) and a build (scripts/quickstart or scripts/test).
-# Usage: bench/run.sh [BUILD_DIR]
+# Launch overhead, measured side by side in one run. Every comparison is interleaved pairs
+# (A B A B ...: drift on a shared machine hits both sides alike), both sides started by the
+# same posix_spawn and waited for the same way (cordon_bench_pairs, bench/spawn_pairs.cpp):
+#   1. cordon run -- /bin/true (jail off) against bwrap with cordon's exact argv and the same
+#      generated files (its seccomp filter included), both waited for until every descendant
+#      is reaped, as cordon waits for its sandbox (target <= 1.10); and the same pair with a
+#      plain waitpid on each side (target <= 1.20).
+#   2. the egress jail: a jailed launch against an unjailed one, and against the same-argv bwrap
+#      (target: jailed cordon <= that bwrap + 12 ms).
+#   3. the launcher's own work: in-process (config, facts, plan, seccomp), as a whole process
+#      (`cordon argv` against /bin/true: start, dynamic linking, CLI, config, facts, plan), and
+#      as callgrind's instruction count of that process (repeatable where times are not).
+#   4. the whole battery inside a sandbox.
+#   5. memory and pids budgets: a budgeted launch against an unbudgeted one (target <= +1 ms).
+#   6. N concurrent sessions of `sleep 2`, jailed and not, N = 1, 10, 50 (target: 50 jailed
+#      within 1.2 x the wall time of 50 unjailed).
+# As root the whole run is in a private network namespace the script builds (a veth pair with
+# a default route): pasta attaches there and nothing leaves the machine's network.
+# Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
+# Usage: bench/run.sh [BUILD_DIR]       RUNS=N sets the number of pairs (default 200)
+#        bench/run.sh --labels          the labels of the lines it prints (README's format test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+labels=(
+  "ratio, same argv, waited for every descendant"
+  "ratio, same argv, plain waitpid"
+  "jail adds"
+  "jailed cordon minus same-argv bwrap"
+  "launcher work in-process"
+  "launcher as a process (cordon argv) minus /bin/true"
+  "launcher instructions (cordon argv, callgrind)"
+  "battery inside a sandbox"
+  "budgets add"
+  "concurrent sleep 2, unjailed ms (1, 10, 50)"
+  "concurrent sleep 2, jailed ms (1, 10, 50)"
+  "50 jailed / 50 unjailed"
+)
+if [ "${1:-}" = "--labels" ]; then
+  printf '%s\n' "${labels[@]}"
+  exit 0
+fi
+line() { local label="${labels[$1]}"; shift; printf '%s: %s\n' "$label" "$*"; }
+
 build="$(realpath "${1:-build}")"
 if [ "$(id -u)" -eq 0 ] && [ -z "${CORDON_BENCH_WORLD:-}" ]; then
-  exec unshare -n env CORDON_BENCH_WORLD=1 sh -c '
+  exec unshare -n env CORDON_BENCH_WORLD=1 RUNS="${RUNS:-200}" sh -c '
     ip link set lo up && ip link add b0 type veth peer name b1 &&
     ip addr add 203.0.113.10/24 dev b0 && ip link set b0 up && ip link set b1 up &&
     ip route add default via 203.0.113.1 && exec "$0" "$1"' "$0" "$build"
 fi
 cordon="$build/bin/cordon"
+pairs="$build/bin/cordon_bench_pairs"
 battery="$build/libexec/cordon/cordon-battery"
-command -v hyperfine >/dev/null || { echo "bench: install hyperfine" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "bench: apt-get install hyperfine" >&2; exit 1; }
 tmp="$(mktemp -d /var/tmp/cordon-bench-XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
@@ -30,75 +61,87 @@ printf '[network]\negress_jail = false\n' > "$tmp/nojail.toml"
 printf '[network]\negress_jail = true\n' > "$tmp/jail.toml"
 printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
 runs="${RUNS:-200}"
+jailed=0
+[ -n "${CORDON_BENCH_WORLD:-}" ] && jailed=1
 
-# 1. Interleaved pairs (A B A B ...), so drift on a shared machine hits both sides alike.
-# B is the same bwrap invocation cordon makes, with the same generated files (fed from plain
-# files instead of sealed memfds), exec'd directly; only the seccomp filter is left out, as
-# it cannot be exported without cordon. Each side is waited for in full.
-python3 - "$cordon" "$tmp" "$runs" <<'PY'
-import json, os, statistics, subprocess, sys, time
-cordon, tmp, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# The sides, as cordon_bench_pairs reads them. The bare bwrap gets cordon's argv as `cordon
+# argv --json` prints it, its generated files from plain files at the planned descriptors,
+# and the seccomp filter cordon compiles for this configuration.
+"$build/bin/cordon_bench_work" "$tmp/nojail.toml" 300 "$tmp/seccomp.bpf" > "$tmp/work.txt"
+python3 - "$cordon" "$tmp" <<'PY'
+import json, os, subprocess, sys
+cordon, tmp = sys.argv[1], sys.argv[2]
 ws = os.path.join(tmp, "ws")
-cfg = os.path.join(tmp, "nojail.toml")
-plan = json.loads(subprocess.run([cordon, "--config", cfg, "argv", "--json", "--workspace", ws, "--", "/bin/true"],
+def side(name, argv, fds=None):
+    json.dump({"argv": argv, "cwd": ws, "fds": fds or {}}, open(os.path.join(tmp, name + ".json"), "w"))
+for cfg in ("nojail", "jail", "budget"):
+    conf = os.path.join(tmp, cfg + ".toml")
+    side("cordon-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/true"])
+    side("sleep-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/sleep", "2"])
+plan = json.loads(subprocess.run([cordon, "--config", os.path.join(tmp, "nojail.toml"), "argv", "--json",
+                                  "--workspace", ws, "--", "/bin/true"],
                                  check=True, capture_output=True, text=True, cwd=ws).stdout)
-argv, i, bare = plan["argv"], 0, []
-while i < len(plan["argv"]):
-    if argv[i] == "--seccomp": i += 2; continue
-    bare.append(argv[i]); i += 1
-fds = {}
+fds = {str(plan["status_fd"]): "/dev/null", str(plan["seccomp_fd"]): os.path.join(tmp, "seccomp.bpf")}
 for f in plan["data_files"]:
     path = os.path.join(tmp, "data-%d" % f["fd"])
     open(path, "w").write(f["content"])
-    fds[f["fd"]] = path
-fds[plan["status_fd"]] = "/dev/null"
-def run_bare():
-    pid = os.fork()
-    if pid == 0:
-        for fd, path in fds.items():
-            src = os.open(path, os.O_RDWR if path == "/dev/null" else os.O_RDONLY)
-            os.dup2(src, fd)
-        os.chdir(ws)
-        os.execve(bare[0], bare, {})
-    os.waitpid(pid, 0)
-def run_cordon():
-    subprocess.run([cordon, "--config", cfg, "run", "--", "/bin/true"], cwd=ws, check=True)
-def timed(f):
-    t = time.perf_counter(); f(); return (time.perf_counter() - t) * 1000
-for _ in range(10): run_cordon(); run_bare()
-a, b = [], []
-for _ in range(runs):
-    a.append(timed(run_cordon)); b.append(timed(run_bare))
-ratios = sorted(x / y for x, y in zip(a, b))
-print("1. cordon run -- true      : median %.2f ms" % statistics.median(a))
-print("   bare bwrap (same call)  : median %.2f ms" % statistics.median(b))
-print("   ratio cordon/bwrap      : median of pairs %.3f (p10 %.3f, p90 %.3f)   (target <= 1.30)"
-      % (statistics.median(ratios), ratios[len(ratios) // 10], ratios[len(ratios) * 9 // 10]))
+    fds[str(f["fd"])] = path
+side("bwrap-same", plan["argv"], fds)
+side("cordon-argv", [cordon, "--config", os.path.join(tmp, "nojail.toml"), "argv", "--", "/bin/true"])
+side("true", ["/bin/true"])
 PY
-cd "$tmp/ws"
-median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.3f" % (x["median"]*1000) for x in r))' "$1"; }
 
-if [ -n "${CORDON_BENCH_WORLD:-}" ]; then
-  hyperfine -N --warmup 5 --runs "$((runs / 2))" --export-json "$tmp/jail.json" \
-    "$cordon --config $tmp/jail.toml run -- /bin/true" "$cordon --config $tmp/nojail.toml run -- /bin/true" >/dev/null
-  read -r j n < <(median "$tmp/jail.json")
-  python3 -c "print('2. with jail %.2f ms, without %.2f ms: the jail adds %.2f ms (target < 40)' % ($j, $n, $j-$n))"
+# 1. cordon against bwrap with the same argv.
+read -r c b r p10 p90 _ < <("$pairs" pairs "$runs" all "$tmp/cordon-nojail.json" "$tmp/bwrap-same.json")
+line 0 "$r (p10 $p10, p90 $p90; cordon $c ms, bwrap $b ms; target <= 1.10)"
+read -r c b r p10 p90 _ < <("$pairs" pairs "$runs" plain "$tmp/cordon-nojail.json" "$tmp/bwrap-same.json")
+line 1 "$r (p10 $p10, p90 $p90; cordon $c ms, bwrap $b ms; target <= 1.20)"
+
+# 2. The egress jail.
+if [ "$jailed" = 1 ]; then
+  read -r j n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-jail.json" "$tmp/cordon-nojail.json")
+  line 2 "+$d ms (jailed $j ms, unjailed $n ms; median of pair differences)"
+  read -r j b _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-jail.json" "$tmp/bwrap-same.json")
+  line 3 "+$d ms (jailed $j ms, bwrap $b ms; target <= +12)"
 else
-  echo "2. jail: skipped (run as root to measure it in a private network namespace)"
+  line 2 "skipped (run as root: the jail is measured in a private network namespace)"
+  line 3 "skipped"
 fi
 
-"$build/bin/cordon_bench_work" "$tmp/nojail.toml" 300 | sed 's/^/3. /'
-
-# -i: hyperfine adds its own environment variable, which check 04 rightly reports.
-"$cordon" --config "$tmp/nojail.toml" run -- hyperfine -N -i --warmup 20 --runs 300 \
-  --export-json "$tmp/ws/battery.json" "$battery" >/dev/null 2>&1 || true
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("4. battery (all checks) inside a sandbox: median %.2f ms (target << 20)" % (r["median"]*1000))' "$tmp/ws/battery.json"
-
-if "$cordon" --config "$tmp/budget.toml" run -- /bin/true 2>/dev/null; then
-  hyperfine -N --warmup 5 --runs "$((runs / 2))" --export-json "$tmp/budget.json" \
-    "$cordon --config $tmp/budget.toml run -- /bin/true" "$cordon --config $tmp/nojail.toml run -- /bin/true" >/dev/null 2>&1
-  read -r c n < <(median "$tmp/budget.json")
-  python3 -c "print('5. with budgets %.2f ms, without %.2f ms: the session cgroup adds %.2f ms (target < 5)' % ($c, $n, $c-$n))"
+# 3. The launcher's own work.
+line 4 "$(sed -n 's/.*median \([0-9]*\) us, p90 \([0-9]*\) us.*/\1 us median, p90 \2 us/p' "$tmp/work.txt") (config + facts + plan + seccomp)"
+read -r a t _ _ _ d < <("$pairs" pairs "$runs" plain "$tmp/cordon-argv.json" "$tmp/true.json")
+line 5 "+$d ms (cordon argv $a ms, /bin/true $t ms; target <= +1)"
+if command -v valgrind >/dev/null; then
+  (cd "$tmp/ws" && valgrind --tool=callgrind --callgrind-out-file="$tmp/callgrind.out" \
+    "$cordon" --config "$tmp/nojail.toml" argv -- /bin/true >/dev/null 2>"$tmp/callgrind.log")
+  line 6 "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/callgrind.log")"
 else
-  echo "5. cgroup budgets: skipped (no cgroup can hold them for this user here: see cordon doctor)"
+  line 6 "skipped (apt-get install valgrind)"
+fi
+
+# 4. The battery inside a sandbox (-i: hyperfine adds its own variable, which check 04 reports).
+(cd "$tmp/ws" && "$cordon" --config "$tmp/nojail.toml" run -- hyperfine -N -i --warmup 20 --runs 300 \
+  --export-json "$tmp/ws/battery.json" "$battery" >/dev/null 2>&1) || true
+line 7 "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f ms median" % (r["median"]*1000))' "$tmp/ws/battery.json")"
+
+# 5. Budgets (the session cgroup).
+if (cd "$tmp/ws" && "$cordon" --config "$tmp/budget.toml" run -- /bin/true 2>/dev/null); then
+  read -r g n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-budget.json" "$tmp/cordon-nojail.json")
+  line 8 "+$d ms (budgeted $g ms, unbudgeted $n ms; target <= +1)"
+else
+  line 8 "skipped (no cgroup can hold them for this user here: see cordon doctor)"
+fi
+
+# 6. Concurrent sessions.
+walls() { for n in 1 10 50; do "$pairs" concurrent 3 all "$n" "$1"; done | paste -sd' '; }
+read -r u1 u10 u50 < <(walls "$tmp/sleep-nojail.json")
+line 9 "$u1 $u10 $u50"
+if [ "$jailed" = 1 ]; then
+  read -r j1 j10 j50 < <(walls "$tmp/sleep-jail.json")
+  line 10 "$j1 $j10 $j50"
+  line 11 "$(python3 -c "print('%.3f' % ($j50 / $u50))") (target <= 1.20)"
+else
+  line 10 "skipped"
+  line 11 "skipped"
 fi

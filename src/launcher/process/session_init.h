@@ -6,6 +6,9 @@
 // kernel kills the child, then the init, and the death of a pid namespace's init kills every
 // process in it and in the namespaces below it: no sandbox can outlive its launcher.
 //
+// The init's parent-death signal is a catchable one: on it the init kills its whole namespace
+// before it exits, so the command gate it holds (run/sandbox.cpp) never opens by end of file.
+//
 //   launcher -> child (outside, waits) -> init (pid 1, waits) -> bwrap -> bwrap's sandbox
 #pragma once
 
