@@ -158,15 +158,19 @@ echo AFTER; ip route show table main
   // A sabotaged launch: refused with status 125, an error naming `fix`, nothing ran,
   // nothing left behind.
   // A wrapper that starts cordon in the background and, every 10 ms while it runs (at most
-  // `looks` times, until `seen` is not empty), runs `on_bwrap` for each bwrap process ($p its
-  // /proc directory).
+  // `looks` times, until `seen` is not empty), runs `on_bwrap` for each bwrap process the
+  // launch started ($p its /proc directory).
   std::string watcher(const std::string& name, int looks, const std::string& seen, const std::string& on_bwrap) const {
     const std::string path = world->dir + "/" + name;
     write_file(path,
                "#!/bin/sh\n\"$@\" &\nlauncher=$!\ni=0\n"
+               // Only this launch's bwrap: other tests run beside this one (ctest -j).
+               "ours() { q=$1; n=0; while [ \"${q:-0}\" -gt 1 ] && [ $n -lt 30 ]; do\n"
+               "  [ \"$q\" = \"$launcher\" ] && return 0\n"
+               "  q=$(awk '/^PPid:/ {print $2}' /proc/$q/status 2>/dev/null); n=$((n + 1)); done; return 1; }\n"
                "while [ $i -lt " + std::to_string(looks) + " ] && [ ! -s " + seen + " ] && kill -0 $launcher; do\n"
                "  for exe in $(ls -l /proc/[0-9]*/exe 2>/dev/null | awk '$NF == \"/usr/bin/bwrap\" {print $(NF-2)}'); do\n"
-               "    p=${exe%/exe}; " + on_bwrap + "\n"
+               "    p=${exe%/exe}; ours ${p#/proc/} && { " + on_bwrap + "; }\n"
                "  done\n  i=$((i + 1)); sleep 0.01\ndone\nwait $launcher\n",
                0755);
     return path;

@@ -85,6 +85,25 @@ std::vector<std::string> resolve_command(const AgentProfile& profile, const Host
   return {binary};
 }
 
+namespace {
+
+// bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
+// command gate, the filter, the command.
+void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& mount_args,
+                   const std::vector<std::string>& command) {
+  auto& a = plan.argv;
+  a.push_back(bwrap);
+  for (auto& arg : namespace_args()) a.push_back(arg);
+  a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
+  for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
+  a.insert(a.end(), mount_args.begin(), mount_args.end());
+  if (plan.command_gate) a.insert(a.end(), {"--block-fd", std::to_string(kCommandGateFd)});
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
+  a.insert(a.end(), command.begin(), command.end());
+}
+
+}  // namespace
+
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
                        const jail::JailPlan* jail) {
   const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
@@ -137,16 +156,8 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 
-  auto& a = plan.argv;
-  a.push_back(facts.bwrap_path);
-  for (auto& arg : namespace_args()) a.push_back(arg);
-  a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
-  for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
-  a.insert(a.end(), mounts.args.begin(), mounts.args.end());
   plan.command_gate = jail != nullptr && !plan.skip_session_init;
-  if (plan.command_gate) a.insert(a.end(), {"--block-fd", std::to_string(kCommandGateFd)});
-  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
-  a.insert(a.end(), command.begin(), command.end());
+  assemble_argv(plan, facts.bwrap_path, mounts.args, command);
   return plan;
 }
 
