@@ -67,22 +67,32 @@ StateFile::StateFile(const std::string& dir, const std::string& id) : path_(stat
   if (::mkdir(live_dir(dir).c_str(), 0700) != 0 && errno != EEXIST)
     throw Error(errno_text("creating " + live_dir(dir), errno),
                 "make " + dir + " writable by this user; nothing runs without a record");
-  // Made under a name no sweep reads as a session, locked and written, then renamed into
-  // place: a concurrent launch's sweep never sees it unlocked (it would take it for crashed).
+  // The file appears under its name only once locked and written, so a concurrent launch's
+  // sweep never sees it unlocked (it would take it for crashed): made unnamed (O_TMPFILE) and
+  // linked in; where the filesystem cannot, made as "<id>.new" and renamed (the sweep removes
+  // an unlocked one after a minute).
+  const std::string text = padded(kRunning);
+  auto lock_and_write = [&] {
+    return ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
+           ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+  };
+  const std::string fix = "make " + dir + " writable by this user (and free space there); nothing runs without a record";
+  fd_.reset(::open(live_dir(dir).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (fd_.valid()) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());
+    if (!lock_and_write() || ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+      throw Error(errno_text("writing the session state file " + path_, errno), fix);
+    return;
+  }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    throw Error(errno_text("creating the session state file in " + live_dir(dir), errno), fix);
   const std::string fresh = live_dir(dir) + "/" + id + kNewSuffix;
   fd_.reset(::open(fresh.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd_.valid())
-    throw Error(errno_text("creating the session state file " + fresh, errno),
-                "make " + dir + " writable by this user (and free space there); nothing runs without a record");
-  const std::string text = padded(kRunning);
-  bool ok = ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
-            ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()) &&
-            ::rename(fresh.c_str(), path_.c_str()) == 0;
-  if (!ok) {
+  if (!fd_.valid()) throw Error(errno_text("creating the session state file " + fresh, errno), fix);
+  if (!lock_and_write() || ::rename(fresh.c_str(), path_.c_str()) != 0) {
     int err = errno;
     ::unlink(fresh.c_str());
-    throw Error(errno_text("writing the session state file " + path_, err),
-                "free space in " + dir + "; nothing runs without a record");
+    throw Error(errno_text("writing the session state file " + path_, err), fix);
   }
 }
 
