@@ -1,6 +1,7 @@
 // The session's own cgroups: one child of the launcher's cgroup per hierarchy that carries a
 // budget, created with its limits written and read back before anything forks; the launcher's
-// forked child joins them before it execs bwrap, so every process of the sandbox is inside.
+// forked child is born in the v2 one (clone3 CLONE_INTO_CGROUP) and joins the v1 ones (their
+// `tasks`) before it execs bwrap, so every process of the sandbox is inside.
 // After the sandbox exits, whatever is left in them is killed, they are removed, and the
 // budgets the session ran into are reported.
 //
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/process/launch_stage.h"
 
@@ -49,8 +51,10 @@ class SessionCgroup : public LaunchStage {
   SessionCgroup(const SessionCgroup&) = delete;
   SessionCgroup& operator=(const SessionCgroup&) = delete;
 
-  // In the forked child, before any other stage: joins every session cgroup.
+  // In the forked child, before any other stage: joins every session cgroup (the v2 one only
+  // when the child was not cloned into it).
   void in_child(const ChildSide& side) override;
+  int clone_into_cgroup_fd() const override { return v2_dir_fd_.get(); }
   void after_fork(pid_t) override {}
   void after_exit() override {}
 
@@ -74,7 +78,10 @@ class SessionCgroup : public LaunchStage {
 
   std::vector<SessionDir> dirs_;
   std::vector<LauncherMove> moves_;
-  std::vector<std::string> procs_files_;  // the child only opens and writes these
+  // The child only opens and writes these.
+  std::vector<std::string> v1_tasks_files_;
+  std::string v2_procs_file_;
+  UniqueFd v2_dir_fd_;  // the v2 session cgroup, for clone3(CLONE_INTO_CGROUP); -1 without one
   bool finished_ = false;
 };
 

@@ -15,6 +15,8 @@ struct ChildSide {
   // stage's after_fork() succeed: a stage may then finish its work in a process of its own
   // while bwrap sets up, instead of holding up the exec of bwrap.
   bool command_gated = false;
+  // The child was born in the stage's cgroup (clone3 with CLONE_INTO_CGROUP): no join needed.
+  bool cloned_into_cgroup = false;
 };
 
 // A mechanism that must be in place around the fork, before bwrap starts (the egress jail).
@@ -31,6 +33,8 @@ class LaunchStage {
   virtual void after_fork(pid_t child) = 0;
   // After the sandbox has exited: verify teardown. Throw cordon::Error for a loud failure.
   virtual void after_exit() = 0;
+  // A cgroup v2 directory the child should be born in (clone3 CLONE_INTO_CGROUP), or -1.
+  virtual int clone_into_cgroup_fd() const { return -1; }
 };
 
 }  // namespace cordon

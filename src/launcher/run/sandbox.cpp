@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -60,6 +61,31 @@ struct Placement {
   ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
+}
+
+// The launcher's fork: with a v2 session cgroup, clone3(CLONE_INTO_CGROUP) makes the child in
+// it (no cgroup.procs write, whose threadgroup lock waits out an RCU grace period); anything
+// else, or a kernel without clone3 (ENOSYS), a plain fork, and the child joins by writing.
+// glibc has no clone3 wrapper: the child keeps the parent's thread id in glibc's thread
+// descriptor, which only pthread_kill/raise read (they fail with ESRCH, never signal the
+// parent); the child only forks, execs and exits.
+pid_t fork_launch_child(const std::vector<LaunchStage*>& stages, bool& cloned_into_cgroup) {
+  cloned_into_cgroup = false;
+  int cgroup_fd = -1;
+  for (const LaunchStage* stage : stages)
+    if (stage->clone_into_cgroup_fd() >= 0) cgroup_fd = stage->clone_into_cgroup_fd();
+  if (cgroup_fd >= 0) {
+    clone_args args{};
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<uint64_t>(cgroup_fd);
+    long pid = ::syscall(SYS_clone3, &args, sizeof args);
+    if (pid >= 0) {
+      cloned_into_cgroup = true;
+      return static_cast<pid_t>(pid);
+    }
+  }
+  return ::fork();
 }
 
 std::string read_all(int fd) {
@@ -192,11 +218,12 @@ void open_command_gate(Descriptors& d) {
 
 // The forked child: the stages, the rlimits, then bwrap. Never returns.
 [[noreturn]] void run_child(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
-                            std::vector<int>& moved, char* const argv[], const SignalWatch& signals, pid_t launcher) {
+                            std::vector<int>& moved, char* const argv[], const SignalWatch& signals, pid_t launcher,
+                            bool cloned_into_cgroup) {
   // Tied to the launcher before anything else: if it is killed during setup, this child (the
   // jail's holder, then bwrap's monitor, which passes it on with --die-with-parent) dies too.
   if (!die_with_launcher(launcher)) ::_exit(kExitLaunchRefused);
-  run_stages_in_child(stages, ChildSide{d.error_write.get(), plan.command_gate});
+  run_stages_in_child(stages, ChildSide{d.error_write.get(), plan.command_gate, cloned_into_cgroup});
   if (!apply_rlimits(plan.limits))
     refuse_from_child(d.error_write.get(), "could not apply the session's resource limits (setrlimit)", "");
   // From here on this process only waits outside the session's pid namespace; its init
@@ -324,9 +351,10 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   // the launcher, which reaps them, instead of lingering as zombies under the host's init.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   const pid_t launcher = ::getpid();
-  pid_t pid = ::fork();
+  bool cloned_into_cgroup = false;
+  pid_t pid = fork_launch_child(stages, cloned_into_cgroup);
   if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), signals, launcher);
+  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), signals, launcher, cloned_into_cgroup);
   ChildProcess child(pid);
   d.status_write.reset();
   d.error_write.reset();
