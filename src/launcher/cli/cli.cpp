@@ -71,28 +71,53 @@ struct Commands {
       *doctor_cmd, *sessions_list_cmd, *sessions_gc_cmd, *sessions_prune_cmd;
 };
 
-void add_session_commands(CLI::App& app, Commands& c) {
-  c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
-  add_session_options(c.run_cmd, c.run);
-  c.run_cmd->footer(kRunExits);
-  c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
-  add_session_options(c.argv_cmd, c.argv);
-  c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
-  c.argv_cmd->footer(kPlainExits);
-  c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
-  add_session_options(c.verify_cmd, c.verify, {.command = false});
-  c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
-  c.verify_cmd->add_flag("--deep", c.verify_deep,
-                         "When every check passes, launch again and run the adversarial probes (cordon-probe)");
-  c.verify_cmd->footer(kVerifyExits);
-  c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
-  add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
-  c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
-  c.status_cmd->footer(kPlainExits);
+// The top-level subcommand the command line names ("" when it names none: help, version, a
+// mistake). Only that subcommand's options are set up: building every subcommand's options
+// was a third of the launcher's instructions before `run` did anything.
+std::string named_subcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--config") {
+      ++i;  // its value
+      continue;
+    }
+    if (arg.rfind('-', 0) != 0) return arg;
+  }
+  return "";
 }
 
-void add_host_commands(CLI::App& app, Commands& c) {
+void add_session_commands(CLI::App& app, Commands& c, const std::string& named) {
+  auto wanted = [&](const char* name) { return named.empty() || named == name; };
+  c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
+  if (wanted("run")) {
+    add_session_options(c.run_cmd, c.run);
+    c.run_cmd->footer(kRunExits);
+  }
+  c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
+  if (wanted("argv")) {
+    add_session_options(c.argv_cmd, c.argv);
+    c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
+    c.argv_cmd->footer(kPlainExits);
+  }
+  c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
+  if (wanted("verify")) {
+    add_session_options(c.verify_cmd, c.verify, {.command = false});
+    c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
+    c.verify_cmd->add_flag("--deep", c.verify_deep,
+                           "When every check passes, launch again and run the adversarial probes (cordon-probe)");
+    c.verify_cmd->footer(kVerifyExits);
+  }
+  c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
+  if (wanted("status")) {
+    add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
+    c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
+    c.status_cmd->footer(kPlainExits);
+  }
+}
+
+void add_shim_command(CLI::App& app, Commands& c, bool wanted) {
   c.shim_cmd = app.add_subcommand("shim", "Make typing an agent's name run it under cordon");
+  if (!wanted) return;
   c.shim_cmd->footer(kPlainExits);  // its subcommands inherit it
   c.shim_install_cmd = c.shim_cmd->add_subcommand("install", "Install a shim for an agent (root)");
   c.shim_install_cmd->add_option("--agent", c.shim_agent, "Agent name, e.g. claude")->required();
@@ -101,7 +126,11 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.shim_remove_cmd->add_option("--agent", c.shim_agent, "Agent name")->required();
   c.shim_cmd->add_subcommand("status", "Show what is shimmed");
   c.shim_cmd->require_subcommand(1);
+}
+
+void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
   c.sessions_cmd = app.add_subcommand("sessions", "The session records: list, show one, sweep crashes, prune");
+  if (!wanted) return;
   c.sessions_cmd->footer(kPlainExits);
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
@@ -117,7 +146,13 @@ void add_host_commands(CLI::App& app, Commands& c) {
   c.sessions_prune_cmd->add_option("--keep-days", c.prune_keep_days, "Remove records older than D days (0: none)")
       ->check(CLI::Range(0LL, 1LL << 40));
   c.sessions_cmd->require_subcommand(1);
+}
+
+void add_host_commands(CLI::App& app, Commands& c, const std::string& named) {
+  add_shim_command(app, c, named.empty() || named == "shim");
+  add_sessions_command(app, c, named.empty() || named == "sessions");
   c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
+  if (!named.empty() && named != "doctor") return;
   c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
   c.doctor_cmd->footer(kDoctorExits);
 }
@@ -183,8 +218,9 @@ int cli_main(int argc, char** argv) {
   app.add_option("--config", c.config_path,
                  std::string("Configuration file (default and only production path: ") + build::kConfigPath +
                      "; another path is recorded in the session and battery check 18 reports it)");
-  add_session_commands(app, c);
-  add_host_commands(app, c);
+  const std::string named = named_subcommand(argc, argv);
+  add_session_commands(app, c, named);
+  add_host_commands(app, c, named);
   app.footer("Exit status: see `cordon SUBCOMMAND --help`, and README.md, Exit codes.");
   try {
     app.parse(argc, argv);
