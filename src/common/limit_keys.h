@@ -34,11 +34,17 @@ struct LimitKey {
 
 // In configuration (and documentation) order.
 inline constexpr LimitKey kLimitKeys[] = {
-    {"wall_clock_seconds", LimitKind::WallClock, LimitUnit::Seconds, "{} wall clock"},
-    {"nofile", LimitKind::Rlimit, LimitUnit::Count, "{} open files", RLIMIT_NOFILE},
+    // 0: none. At most a year: the launcher's deadline arithmetic never overflows.
+    {"wall_clock_seconds", LimitKind::WallClock, LimitUnit::Seconds, "{} wall clock", -1, "", "", "", "", "", 0,
+     31536000},
+    // The launcher's child and bwrap need more than 16 descriptors before the command runs; at
+    // most the kernel's default fs.nr_open.
+    {"nofile", LimitKind::Rlimit, LimitUnit::Count, "{} open files", RLIMIT_NOFILE, "", "", "", "", "", 64, 1048576},
     {"nproc", LimitKind::Rlimit, LimitUnit::Count, "{} processes (rlimit)", RLIMIT_NPROC},
     {"fsize_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "files up to {}", RLIMIT_FSIZE},
-    {"as_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "{} address space per process", RLIMIT_AS},
+    // bwrap itself (a dynamically linked program) cannot start in much less.
+    {"as_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "{} address space per process", RLIMIT_AS, "", "", "", "", "",
+     16LL << 20, 1LL << 62},
     // Enough memory for bwrap to start; at most what a 64-bit signed value holds comfortably.
     {"memory_max_bytes", LimitKind::Cgroup, LimitUnit::Bytes, "{} memory (cgroup)", -1, "memory", "memory.max",
      "memory.swap.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", 1LL << 20, 1LL << 62},

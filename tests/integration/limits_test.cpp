@@ -184,16 +184,20 @@ TEST_F(Limits, HugeFileHitsFsize) {
 
 TEST_F(Limits, ARunMayOnlyLowerALimit) {
   std::string config = base_->path() + "/cordon.toml";
-  write_file(config, "[network]\negress_jail = false\n[limits]\nnofile = 64\n");
+  write_file(config, "[network]\negress_jail = false\n[limits]\nnofile = 128\n");
   RunOptions o;
   o.env = base_env(user_);
   o.as = user_;
   o.cwd = workspace_;
   RunResult raised = run({cordon_, "--config", config, "run", "--limit", "nofile=4096", "--", "/bin/true"}, o);
   EXPECT_EQ(raised.exit_code, kExitLaunchRefused) << raised.err;  // run: every refusal of its own is 125
-  RunResult lowered = run({cordon_, "--config", config, "run", "--limit", "nofile=32", "--", "/bin/sh", "-c", "ulimit -n"}, o);
+  RunResult lowered = run({cordon_, "--config", config, "run", "--limit", "nofile=64", "--", "/bin/sh", "-c", "ulimit -n"}, o);
   EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
-  EXPECT_EQ(lowered.out, "32\n");
+  EXPECT_EQ(lowered.out, "64\n");
+  // Below what the launch itself needs: refused before anything runs, with the bounds.
+  RunResult tiny = run({cordon_, "--config", config, "run", "--limit", "nofile=20", "--", "/bin/true"}, o);
+  EXPECT_EQ(tiny.exit_code, kExitLaunchRefused) << tiny.err;
+  EXPECT_NE(tiny.err.find("outside 64..1048576"), std::string::npos) << tiny.err;
 }
 
 // ---- cgroup budgets (memory_max_bytes, pids_max) ----

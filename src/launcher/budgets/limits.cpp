@@ -27,6 +27,10 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
       throw Error("--limit " + item + ": expected NAME=NUMBER with NAME one of " + limit_key_names(),
                   "for example --limit nofile=256", kExitConfigError);
     long long value = std::stoll(digits);
+    const LimitKey* limit = find_limit_key(key);
+    if (!limit_value_in_bounds(*limit, value))
+      throw Error("--limit " + item + ": outside " + std::to_string(limit->min) + ".." + std::to_string(limit->max),
+                  "give a value within that range", kExitConfigError);
     auto configured = config.limits.find(key);
     if (configured != config.limits.end() && value > configured->second)
       throw Error("--limit " + item + " would raise the configured " + key + " (" + std::to_string(configured->second) +
@@ -60,10 +64,7 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std:
       continue;
     }
     if (limit->kind == LimitKind::Cgroup) {
-      if (!limit_value_in_bounds(*limit, value))
-        throw Error("limits." + key + " = " + std::to_string(value) + " is outside " + std::to_string(limit->min) +
-                        ".." + std::to_string(limit->max),
-                    "set it within that range in " + config_path + " (or in --limit)", kExitConfigError);
+      // In bounds: the configuration parser and merge_limit_overrides check every value.
       cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
       if (!placed.why_not.empty()) {
         cannot(key, placed.why_not, placed.fix);

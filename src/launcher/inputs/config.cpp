@@ -56,6 +56,8 @@ const toml::table& as_table(const Origin& o, const toml::node& node, const std::
 
 std::string as_string(const Origin& o, const toml::node& node, const std::string& key) {
   if (!node.is_string()) fail(o, node, key, "expected a string, found " + type_name(node));
+  // An escaped NUL ("\u0000") would silently cut a path or name short where it is used.
+  if (node.as_string()->get().find('\0') != std::string::npos) fail(o, node, key, "contains a NUL character");
   return node.as_string()->get();
 }
 
@@ -101,9 +103,19 @@ void check_absolute(const Origin& o, const toml::node& n, const std::string& key
   if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must not contain '..'");
 }
 
+// True when `path` has a component other than "" and "." (so "./", "." and "" name nothing).
+bool names_an_entry(const std::string& path) {
+  std::stringstream parts(path);
+  std::string part;
+  while (std::getline(parts, part, '/'))
+    if (!part.empty() && part != ".") return true;
+  return false;
+}
+
 void check_home_entry(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   if (v.empty() || v[0] == '/') fail(o, n, key, "\"" + v + "\" must be a path relative to $HOME");
-  if (has_dot_dot(v) || v == ".") fail(o, n, key, "\"" + v + "\" must stay inside $HOME");
+  if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must stay inside $HOME");
+  if (!names_an_entry(v)) fail(o, n, key, "\"" + v + "\" names $HOME itself, which would expose all of it");
 }
 
 void check_env_name(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
@@ -209,8 +221,13 @@ void apply_limits(const Origin& o, const toml::table& t, Config& c) {
       c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
       continue;
     }
-    if (!find_limit_key(k.str())) fail_at(o, k.source(), key, "unknown key");
-    c.limits[std::string(k.str())] = as_non_negative(o, v, key);
+    const LimitKey* limit = find_limit_key(k.str());
+    if (!limit) fail_at(o, k.source(), key, "unknown key");
+    long long value = as_non_negative(o, v, key);
+    if (!limit_value_in_bounds(*limit, value))
+      fail(o, v, key,
+           std::to_string(value) + " is outside " + std::to_string(limit->min) + ".." + std::to_string(limit->max));
+    c.limits[std::string(k.str())] = value;
   }
 }
 

@@ -73,8 +73,14 @@ TEST(LimitKeys, Bounds) {
   EXPECT_TRUE(limit_value_in_bounds(pids, 4194304));
   EXPECT_FALSE(limit_value_in_bounds(pids, 4194305));
   const LimitKey& nofile = *find_limit_key("nofile");
-  EXPECT_TRUE(limit_value_in_bounds(nofile, 0));
-  EXPECT_FALSE(limit_value_in_bounds(nofile, -1));
+  EXPECT_FALSE(limit_value_in_bounds(nofile, 0));  // the launcher's child could not even make a pipe
+  EXPECT_TRUE(limit_value_in_bounds(nofile, 64));
+  const LimitKey& fsize = *find_limit_key("fsize_bytes");  // no bounds but non-negative
+  EXPECT_TRUE(limit_value_in_bounds(fsize, 0));
+  EXPECT_FALSE(limit_value_in_bounds(fsize, -1));
+  const LimitKey& wall = *find_limit_key("wall_clock_seconds");
+  EXPECT_TRUE(limit_value_in_bounds(wall, 0));  // none
+  EXPECT_FALSE(limit_value_in_bounds(wall, 31536001));
 }
 
 }  // namespace
