@@ -489,15 +489,24 @@ TEST_P(Battery, Check18FailsForAConfigInTheWorkspace) {
 }
 
 TEST_P(Battery, Check18FailsForWritableHelpers) {
-  // cordon installed inside the workspace: only the libexec read-only bind protects it.
+  // The helpers are bound read-only (control); made writable by a weakening, check 18 names them.
+  const std::string helpers = base_->path() + "/prefix/libexec/cordon";
+  chown_tree(helpers, who_.uid, who_.gid);  // so that write access is the bind's alone to decide
+  BatteryRun bound = in_cordon();
+  EXPECT_EQ(bound.detail("18").find("helper directory"), std::string::npos) << bound.dump();
+  BatteryRun r = in_cordon({"--test-weaken", "rw-bind:" + helpers});
+  expect_failed(r, with(kOverrideBaseline, {"17"}));  // 17: the extra writable path itself
+  EXPECT_NE(r.detail("18").find("helper directory " + helpers + " is writable"), std::string::npos) << r.dump();
+}
+
+TEST_P(Battery, AWorkspaceHoldingCordonItselfIsRefused) {
+  // cordon installed inside the workspace: the sandbox could replace the launcher it runs next.
   std::string cordon = stage_install(workspace_ + "/prefix");
   chown_tree(workspace_, who_.uid, who_.gid);
-  std::string helpers = workspace_ + "/prefix/libexec/cordon";
-  BatteryRun bound = parse_run(run(cordon_run({}, {"--json"}, config_, cordon), as_who()));
-  EXPECT_EQ(bound.detail("18").find("helper directory"), std::string::npos) << bound.dump();
-  BatteryRun r = parse_run(run(cordon_run({"--test-weaken", "no-libexec-bind"}, {"--json"}, config_, cordon), as_who()));
-  expect_failed(r, kOverrideBaseline);
-  EXPECT_NE(r.detail("18").find("helper directory " + helpers + " is writable"), std::string::npos) << r.dump();
+  RunResult r = run(cordon_run({}, {"--json"}, config_, cordon), as_who());
+  EXPECT_EQ(r.exit_code, kExitLaunchRefused) << r.out << r.err;
+  EXPECT_NE(r.err.find("contains cordon's helper directory"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");  // the battery never ran
 }
 
 // ---- 19 / 20: route tables built in a private network namespace -------------------------

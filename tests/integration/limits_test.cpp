@@ -93,10 +93,10 @@ class Limits : public ::testing::Test {
   std::string cordon_, workspace_;
 };
 
-// Drops a file's clean pages from the page cache, so whoever reads it next is charged for them.
 // The directory of a 96 MiB file on a disk-backed filesystem, which is that launch's workspace
 // (so the sandbox sees it). The cgroup v2 VM provides one on its own 9p mount (a file made in
-// the VM would be shmem, which no budget can reclaim); on the host it is made here, in /var/tmp.
+// the VM would be shmem, which no budget can reclaim), at /mnt (a workspace may not lie in /run);
+// on the host it is made here, in /var/tmp.
 std::string page_cache_sample_dir(std::unique_ptr<TempDir>& made_here) {
   if (const char* provided = std::getenv("CORDON_PAGE_CACHE_WS")) return provided;
   if (std::getenv("CORDON_EXPECT_CGROUP_V2")) ADD_FAILURE() << "the VM did not provide CORDON_PAGE_CACHE_WS";
@@ -105,6 +105,7 @@ std::string page_cache_sample_dir(std::unique_ptr<TempDir>& made_here) {
   return made_here->path();
 }
 
+// Drops a file's clean pages from the page cache, so whoever reads it next is charged for them.
 void evict_from_page_cache(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0) << errno_text(path, errno);

@@ -52,8 +52,8 @@ mkdir -p /rw/upper /rw/work
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot
 mkdir -p /newroot/run/cordon-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none share /newroot/run/cordon-vm
-mkdir -p /newroot/run/cordon-vm-sample
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose sample /newroot/run/cordon-vm-sample
+mkdir -p /newroot/mnt/cordon-vm-sample
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose sample /newroot/mnt/cordon-vm-sample
 umount /sys /dev /proc
 exec switch_root /newroot /bin/sh /run/cordon-vm/stage2
 INIT
@@ -70,7 +70,7 @@ chmod 755 "$work/initrd/init"
   echo 'mkdir /sys/fs/cgroup/init.scope && echo $$ > /sys/fs/cgroup/init.scope/cgroup.procs'
   echo 'ip link set lo up 2>/dev/null'
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CORDON_EXPECT_CGROUP_V2=1'
-  echo 'export CORDON_PAGE_CACHE_WS=/run/cordon-vm-sample'
+  echo 'export CORDON_PAGE_CACHE_WS=/mnt/cordon-vm-sample'
   printf 'cd %s\n' "$(pwd)"
   printf '('
   for arg in "$@"; do printf " '%s'" "$(printf %s "$arg" | sed "s/'/'\\\\''/g")"; done

@@ -111,6 +111,9 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
     if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
   }
   f.bwrap_path = find_system_binary("bwrap");
+  for (const auto& path : config.writable) f.real_writable[path] = real_path(path);
+  const std::string exe = real_path("/proc/self/exe");
+  f.launcher_dir = exe.substr(0, exe.rfind('/'));
   f.libexec_dir = libexec_dir();
   if (::access(f.libexec_dir.c_str(), F_OK) == 0) {
     f.existing_paths.insert(f.libexec_dir);

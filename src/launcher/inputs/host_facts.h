@@ -36,7 +36,9 @@ struct HostFacts {
   std::set<std::string> directories;                     // the subset that are directories
   std::string bwrap_path;                                // "" = not found
   std::string libexec_dir;
-  std::string git_user_name;  // from the host's git config, if any
+  std::string launcher_dir;                          // the directory of the running cordon binary
+  std::map<std::string, std::string> real_writable;  // filesystem.writable entries, symlinks resolved
+  std::string git_user_name;                         // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run

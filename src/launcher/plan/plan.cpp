@@ -5,6 +5,7 @@
 #include "common/paths.h"
 #include "launcher/fs/gitconfig.h"
 #include "launcher/fs/mounts.h"
+#include "launcher/plan/dangerous_paths.h"
 
 namespace cordon {
 namespace {
@@ -25,16 +26,23 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
-  if (path_within(f.home, f.workspace))
-    throw Error("workspace " + f.workspace + " contains the home directory " + f.home +
-                    ": binding it would undo the home inversion",
-                "use a project directory as the workspace, not $HOME or one of its parents");
+  const std::string state_dir = sessions_dir(f).substr(0, sessions_dir(f).rfind('/'));
+  const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.libexec_dir, f.launcher_dir, state_dir);
+  if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
+    throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
+                "use a project directory as the workspace (for example ~/src/app), not a system or shared "
+                "directory, $HOME or one of its parents, or cordon's own directories");
   refuse_newlines("workspace", f.workspace);
   refuse_newlines("home", f.home);
   for (const auto& path : config.writable) {
     if (!f.exists(path))
       throw Error("writable path " + path + " (filesystem.writable) does not exist",
                   "create it or remove it from " + config.source_path);
+    auto resolved = f.real_writable.find(path);
+    const std::string& real = resolved != f.real_writable.end() && !resolved->second.empty() ? resolved->second : path;
+    if (std::string why = why_not_writable(real, f.home, protected_list); !why.empty())
+      throw Error("writable path " + path + " (filesystem.writable) " + why + ": the sandbox could write there",
+                  "remove it from filesystem.writable in " + config.source_path);
     refuse_newlines("writable", path);
   }
   if (!f.exists(mask_source(f)))

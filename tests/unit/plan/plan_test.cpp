@@ -151,11 +151,11 @@ TEST(Plan, HomeInversionOrdering) {
 
 TEST(Plan, ExtraWritablePathsComeAfterMasks) {
   Config c = no_jail();
-  c.writable = {"/run/user/1000/bus"};
+  c.writable = {"/srv/cache"};
   HostFacts f = sample_facts();
-  f.existing_paths.insert("/run/user/1000/bus");
+  f.existing_paths.insert("/srv/cache");
   SandboxPlan plan = build_plan(c, f, request());
-  size_t punch = find_seq(plan.argv, {"--bind", "/run/user/1000/bus", "/run/user/1000/bus"});
+  size_t punch = find_seq(plan.argv, {"--bind", "/srv/cache", "/srv/cache"});
   size_t run_user_mask = find_seq(plan.argv, {"--tmpfs", "/run/user"});
   size_t last_mask = find_seq(plan.argv, {"/etc/sudoers"});
   ASSERT_NE(punch, std::string::npos);
@@ -312,8 +312,17 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"no mask file", [](Config&, HostFacts& f, LaunchRequest&) { f.existing_paths.erase("/usr/local/libexec/cordon/empty"); }, "mask file"},
         Refusal{"no bwrap", [](Config&, HostFacts& f, LaunchRequest&) { f.bwrap_path.clear(); }, "bwrap"},
         Refusal{"missing workspace", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace.clear(); f.workspace_asked = "/nope"; }, "/nope does not exist"},
-        Refusal{"workspace is home", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev"; }, "contains the home directory"},
-        Refusal{"workspace is /", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/"; f.directories.insert("/"); }, "contains the home directory"},
+        Refusal{"workspace is home", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev"; f.directories.insert(f.workspace); }, "is your home directory (/home/dev)"},
+        Refusal{"workspace is /", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/"; f.directories.insert("/"); }, "is the root directory"},
+        Refusal{"workspace contains home", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home"; f.directories.insert(f.workspace); }, "contains your home directory"},
+        Refusal{"workspace is /etc", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/etc"; f.directories.insert(f.workspace); }, "is a system tree (/etc)"},
+        Refusal{"workspace in /usr/local", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/usr/local/src/x"; f.directories.insert(f.workspace); }, "lies in a system tree (/usr)"},
+        Refusal{"workspace is /tmp", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/tmp"; f.directories.insert(f.workspace); }, "is a shared temporary directory"},
+        Refusal{"workspace is /var", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/var"; f.directories.insert(f.workspace); }, "contains a system tree (/var/lib)"},
+        Refusal{"workspace holds cordon", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/opt"; f.directories.insert(f.workspace); f.launcher_dir = "/opt/cordon/bin"; }, "contains the directory of the cordon binary"},
+        Refusal{"workspace in cordon state", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev/.local/state/cordon/x"; f.directories.insert(f.workspace); }, "lies in cordon's state directory"},
+        Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "writable path /run/user/1000/bus (filesystem.writable) lies in a system tree (/run)"},
+        Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "writable path /srv/link (filesystem.writable) is a system tree (/etc)"},
         Refusal{"workspace a file", [](Config&, HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); }, "not a directory"},
         Refusal{"home is /", [](Config&, HostFacts& f, LaunchRequest&) { f.home = "/"; }, "home directory"},
         Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.writable = {"/nope"}; }, "writable path /nope"},
