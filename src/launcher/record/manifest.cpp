@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/intent_json.h"
+#include "common/process_start.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
@@ -65,18 +66,9 @@ Json limits_json(const LimitPlan& limits) {
 // Who launched the session, for a reader of the record: the state file's lock, not these
 // numbers, decides whether the launcher is still there.
 Json launcher_json() {
-  std::string stat = read_text_file("/proc/self/stat");
-  long long start_ticks = 0;
-  auto close = stat.rfind(')');
-  if (close != std::string::npos) {
-    std::istringstream fields(stat.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i)
-      if (i == 22) start_ticks = std::atoll(field.c_str());  // field 22: starttime, clock ticks after boot
-  }
   return {{"pid", ::getpid()},
-          {"start_ticks", start_ticks},
-          {"boot_id", bytes_json(trim(read_text_file("/proc/sys/kernel/random/boot_id")))}};
+          {"start_ticks", process_start_ticks("self").value_or(0)},
+          {"boot_id", bytes_json(boot_id())}};
 }
 
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {

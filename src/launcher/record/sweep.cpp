@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/json_codec.h"
+#include "common/process_start.h"
 #include "common/utc_time.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/jail/pasta.h"
@@ -128,6 +129,36 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   return line;
 }
 
+// True when the record names its launcher and that process is gone (no such pid, another
+// process under it, or another boot). A record not yet written says nothing: false.
+bool recorded_launcher_gone(const std::string& dir, const std::string& id) {
+  std::optional<std::string> text = read_record(dir + "/" + id + ".json", nullptr);
+  if (!text) return false;
+  ParsedRecord record = parse_record(*text);
+  if (!record.manifest || !record.manifest->contains("launcher")) return false;
+  try {
+    const Json& launcher = (*record.manifest)["launcher"];
+    if (bytes_from_json(launcher.at("boot_id")) != boot_id()) return true;
+    std::optional<long long> started = process_start_ticks(std::to_string(launcher.at("pid").get<long long>()));
+    return !started || *started != launcher.at("start_ticks").get<long long>();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// The state file's lock once its launcher is gone. A launcher killed a moment ago leaves its
+// session's last processes (its forked child, the session's init) dying for about a
+// millisecond, holding the lock: the sweep waits for them, at most half a second.
+UniqueFd lock_crashed_session(const std::string& dir, const std::string& id) {
+  UniqueFd lock = lock_if_launcher_gone(dir, id);
+  if (lock.valid() || !recorded_launcher_gone(dir, id)) return lock;
+  for (int tries = 0; tries < 250 && !lock.valid(); ++tries) {
+    ::usleep(2000);
+    lock = lock_if_launcher_gone(dir, id);
+  }
+  return lock;
+}
+
 }  // namespace
 
 SweepReport sweep_crashed_sessions(const std::string& dir) {
@@ -136,7 +167,7 @@ SweepReport sweep_crashed_sessions(const std::string& dir) {
     report.lines.push_back("session " + id + ": its launcher died while making its state file (removed)");
   for (const auto& id : session_ids(live_dir(dir), ".state")) {
     // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
-    UniqueFd lock = lock_if_launcher_gone(dir, id);
+    UniqueFd lock = lock_crashed_session(dir, id);
     if (!lock.valid()) continue;
     report.lines.push_back(sweep_one(dir, id, lock.get(), report));
     ++report.swept;
