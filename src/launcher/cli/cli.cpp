@@ -76,7 +76,7 @@ struct Commands {
 // was a third of the launcher's instructions before `run` did anything.
 std::string named_subcommand(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+    std::string arg = argv[i];
     if (arg == "--config") {
       ++i;  // its value
       continue;

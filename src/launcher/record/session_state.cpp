@@ -76,7 +76,8 @@ StateFile::StateFile(const std::string& dir, const std::string& id) : path_(stat
     return ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
            ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
   };
-  const std::string fix = "make " + dir + " writable by this user (and free space there); nothing runs without a record";
+  const std::string fix = "make " + dir +
+                          " writable by this user (and free space there); nothing runs without a record";
   fd_.reset(::open(live_dir(dir).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (fd_.valid()) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());

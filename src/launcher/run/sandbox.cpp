@@ -334,6 +334,24 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
               "run `cordon doctor` to check the host; nothing ran");
 }
 
+// The parent's side of every stage, then the command gate. A stage that fails stops the
+// launch with the gate still shut: killing the child kills the session's init, which kills
+// bwrap (set up and waiting, or still setting up) before the gate's last writer closes.
+void finish_stages_then_open_gate(const std::vector<LaunchStage*>& stages, ChildProcess& child, Descriptors& d) {
+  for (LaunchStage* stage : stages) {
+    try {
+      stage->after_fork(child.pid());
+    } catch (const Error&) {
+      child.kill_and_reap();
+      reap_survivors();  // the init and the route programmer, reparented here
+      // The child's own report (why it stopped) is more precise than the parent's view.
+      throw_child_report(read_all(d.error_read.get()));
+      throw;
+    }
+  }
+  open_command_gate(d);
+}
+
 }  // namespace
 
 LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
@@ -359,20 +377,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   d.status_write.reset();
   d.error_write.reset();
   d.gate_read.reset();
-  for (LaunchStage* stage : stages) {
-    try {
-      stage->after_fork(pid);
-    } catch (const Error&) {
-      // With the gate still shut: killing the child kills the session's init, which kills
-      // bwrap (set up and waiting, or still setting up) before the gate's last writer closes.
-      child.kill_and_reap();
-      reap_survivors();  // the init and the route programmer, reparented here
-      // The child's own report (why it stopped) is more precise than the parent's view.
-      throw_child_report(read_all(d.error_read.get()));
-      throw;
-    }
-  }
-  open_command_gate(d);
+  finish_stages_then_open_gate(stages, child, d);
   const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
                                       d.status_read.get());
 
