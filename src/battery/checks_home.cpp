@@ -12,6 +12,7 @@
 #include "battery/check.h"
 #include "battery/sys.h"
 #include "common/credential_files.h"
+#include "common/paths.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {
@@ -100,6 +101,29 @@ Outcome masked_file_empty(const Context& c, const char* entry) {
   return pass(note);
 }
 
+// The workspace's path relative to `home` when it lies strictly inside it ("src/app"), else "".
+std::string workspace_way_in_home(const std::string& home, const std::string& workspace) {
+  if (workspace.empty() || workspace == home || !path_within(workspace, home)) return "";
+  return workspace.substr(home.size() + 1);
+}
+
+// The first entry found in a directory on the way from `home` down to the workspace (its
+// parents, not the workspace itself) other than the next step down; "" when there is none.
+std::string beside_the_way(const std::string& home, const std::string& way_down) {
+  std::string dir = home;
+  std::string rest = way_down;
+  for (auto slash = rest.find('/'); slash != std::string::npos; slash = rest.find('/')) {
+    const std::string step = rest.substr(0, slash);
+    dir += "/" + step;
+    rest = rest.substr(slash + 1);
+    const std::string next = rest.substr(0, rest.find('/'));
+    if (auto entries = list_dir(dir))
+      for (const auto& e : *entries)
+        if (e != next) return dir.substr(home.size() + 1) + "/" + e;
+  }
+  return "";
+}
+
 }  // namespace
 
 Outcome check_strict_home(const Context& c) {
@@ -122,6 +146,15 @@ Outcome check_strict_home(const Context& c) {
   for (const auto& e : s.agent.home) allow(e);
   for (const auto& e : s.home.keep_read_only) allow(e);
   for (const auto& e : home_masked_files()) allow(e);
+  // A workspace under $HOME (~/src/app): bwrap makes its parents in the home's tmpfs. They are
+  // allowed only while they hold nothing but the way down to the workspace.
+  std::string way_down = workspace_way_in_home(c.home, s.workspace);
+  if (!way_down.empty()) {
+    if (std::string stray = beside_the_way(c.home, way_down); !stray.empty())
+      return fail("entries outside profile " + s.agent.name + "'s allow-list: " + stray +
+                  " (beside the way to the workspace)");
+    allowed_top.insert(first_component(way_down));
+  }
   auto own = [&](const std::string& rel) {
     return std::find(s.agent.home.begin(), s.agent.home.end(), rel) != s.agent.home.end();
   };

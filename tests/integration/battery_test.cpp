@@ -313,6 +313,32 @@ TEST_P(Battery, Check03FailsForAHostDirectoryInHome) {
   EXPECT_NE(r.detail("03").find("outside profile generic's allow-list"), std::string::npos) << r.dump();
 }
 
+// The README's own layout, a workspace under $HOME (~/src/app), verifies clean: bwrap makes its
+// parents in the home's tmpfs, and check 03 allows them while they hold only the way down. A
+// host directory bound beside the way is still seen.
+TEST_P(Battery, Check03PassesForAWorkspaceUnderHomeAndSeesAnEntryBesideIt) {
+  const std::string src = who_.home + "/cordon-bt-src-" + tag_;
+  Plant app(src + "/app/README", "x\n", who_.uid, who_.gid);
+  Plant other(src + "/other/notes", "host data\n", who_.uid, who_.gid);
+  ASSERT_TRUE(app.present() && other.present());
+  auto launch = [&](const std::vector<std::string>& cordon_args) {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", src + "/app"};
+    argv.insert(argv.end(), cordon_args.begin(), cordon_args.end());
+    argv.insert(argv.end(), {"--", battery_, "--json"});
+    RunOptions o = as_who();
+    o.cwd = src + "/app";
+    return parse_run(run(argv, o));
+  };
+  BatteryRun clean = launch({});
+  expect_failed(clean, kOverrideBaseline);
+  EXPECT_EQ(clean.detail("03"), "profile generic") << clean.dump();
+  BatteryRun beside = launch({"--test-weaken", "bind:" + src + "/other"});
+  expect_failed(beside, with(kOverrideBaseline, {"03"}));
+  EXPECT_NE(beside.detail("03").find("cordon-bt-src-" + tag_ + "/other (beside the way to the workspace)"),
+            std::string::npos)
+      << beside.dump();
+}
+
 TEST_P(Battery, Check03FailsForAnotherAgentsConfig) {
   Plant codex(who_.home + "/.codex/config.toml", "model = \"x\"\n", who_.uid, who_.gid);
   if (!codex.present()) GTEST_SKIP() << who_.home << "/.codex exists on this host; not touching it";
