@@ -124,6 +124,17 @@ std::string beside_the_way(const std::string& home, const std::string& way_down)
   return "";
 }
 
+// A workspace under $HOME (~/src/app): bwrap makes its parents in the home's tmpfs. They are
+// allowed (the top one into `allowed_top`) only while they hold nothing but the way down to
+// the workspace; returns what stands beside the way, or "".
+std::string allow_way_to_workspace(const std::string& home, const std::string& workspace,
+                                   std::set<std::string>& allowed_top) {
+  const std::string way_down = workspace_way_in_home(home, workspace);
+  if (way_down.empty()) return "";
+  allowed_top.insert(first_component(way_down));
+  return beside_the_way(home, way_down);
+}
+
 }  // namespace
 
 Outcome check_strict_home(const Context& c) {
@@ -146,15 +157,9 @@ Outcome check_strict_home(const Context& c) {
   for (const auto& e : s.agent.home) allow(e);
   for (const auto& e : s.home.keep_read_only) allow(e);
   for (const auto& e : home_masked_files()) allow(e);
-  // A workspace under $HOME (~/src/app): bwrap makes its parents in the home's tmpfs. They are
-  // allowed only while they hold nothing but the way down to the workspace.
-  std::string way_down = workspace_way_in_home(c.home, s.workspace);
-  if (!way_down.empty()) {
-    if (std::string stray = beside_the_way(c.home, way_down); !stray.empty())
-      return fail("entries outside profile " + s.agent.name + "'s allow-list: " + stray +
-                  " (beside the way to the workspace)");
-    allowed_top.insert(first_component(way_down));
-  }
+  if (std::string stray = allow_way_to_workspace(c.home, s.workspace, allowed_top); !stray.empty())
+    return fail("entries outside profile " + s.agent.name + "'s allow-list: " + stray +
+                " (beside the way to the workspace)");
   auto own = [&](const std::string& rel) {
     return std::find(s.agent.home.begin(), s.agent.home.end(), rel) != s.agent.home.end();
   };
