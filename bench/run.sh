@@ -67,7 +67,7 @@ jailed=0
 # The sides, as cordon_bench_pairs reads them. The bare bwrap gets cordon's argv as `cordon
 # argv --json` prints it, its generated files from plain files at the planned descriptors,
 # and the seccomp filter cordon compiles for this configuration.
-"$build/bin/cordon_bench_work" "$tmp/nojail.toml" 300 "$tmp/seccomp.bpf" > "$tmp/work.txt"
+(cd "$tmp/ws" && "$build/bin/cordon_bench_work" "$tmp/nojail.toml" 300 "$tmp/seccomp.bpf" > "$tmp/work.txt")
 python3 - "$cordon" "$tmp" <<'PY'
 import json, os, subprocess, sys
 cordon, tmp = sys.argv[1], sys.argv[2]
