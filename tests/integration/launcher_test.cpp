@@ -91,6 +91,31 @@ TEST_P(Launcher, ConcurrentLaunchesNeverSweepEachOther) {
   }
 }
 
+// The command's own "not found" (127) and "not executable" (126), as a shell reports them, not
+// cordon's 125 ("setup failed, run cordon doctor"); nothing runs. A bare name is searched along
+// the sandbox's PATH.
+TEST_P(Launcher, ACommandThatCannotRunExits127Or126) {
+  const std::string script = outside_->path() + "/not-executable.sh";
+  write_file(script, "#!/bin/sh\ntouch " + outside_->path() + "/ran\n", 0644);
+  struct Case {
+    std::vector<std::string> command;
+    int status;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{{{"cordon-no-such-command"}, 127, "command not found: cordon-no-such-command"},
+                                         {{"/nonexistent/tool"}, 127, "/nonexistent/tool does not exist"},
+                                         {{script}, 126, "not executable"},
+                                         {{outside_->path()}, 126, "a directory"}}) {
+    RunResult r = sandbox(c.command);
+    EXPECT_EQ(r.exit_code, c.status) << c.command[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("cordon doctor"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(path_exists(outside_->path() + "/ran"));
+  RunResult bare = sandbox({"true"});  // control: a bare name on the sandbox's PATH runs
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+}
+
 TEST_P(Launcher, EnvironmentHoldsOnlyAllowListedNames) {
   RunOptions o;
   o.env = base_env(who_, {{"GH_TOKEN", "ghp_planted"}, {"OPENAI_API_KEY", "sk-planted"},

@@ -48,8 +48,9 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
 
 // Each subcommand's exit statuses, in its --help (the table: README.md, "Exit codes").
 constexpr const char* kRunExits =
-    "Exit status: the command's own (128+N when it died of signal N); 125 when cordon failed before the "
-    "command ran, an invalid configuration or usage included. See README.md, Exit codes.";
+    "Exit status: the command's own (128+N when it died of signal N); 127 / 126 when the command was not "
+    "found / cannot be executed; 125 when cordon failed before the command ran, an invalid configuration or "
+    "usage included. See README.md, Exit codes.";
 constexpr const char* kVerifyExits =
     "Exit status: 0 every check PASS (with --deep, every probe BLOCKED); 1 a check FAILed or a probe ESCAPED "
     "(the report has the count); 3 nothing FAILed or ESCAPED but a probe was INCONCLUSIVE or a helper did not "

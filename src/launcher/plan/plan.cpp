@@ -165,6 +165,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.data_files = std::move(data.files);
 
   plan.command_gate = jail != nullptr && !plan.skip_session_init;
+  plan.command = command;
   assemble_argv(plan, facts.bwrap_path, mounts.args, command);
   return plan;
 }

@@ -28,6 +28,7 @@ inline constexpr int kFirstDataFd = 11;
 
 struct SandboxPlan {
   std::vector<std::string> argv;     // argv[0] is the bwrap binary
+  std::vector<std::string> command;  // what bwrap runs: argv after its "--"
   std::vector<DataFile> data_files;  // materialised as sealed memfds
   seccomp::PolicyOptions seccomp;    // compiled to BPF at kSeccompFd
   EnvList env;

@@ -10,6 +10,7 @@
 #include "launcher/jail/egress_jail.h"
 #include "launcher/record/manifest.h"
 #include "launcher/record/sweep.h"
+#include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
 
 namespace cordon {
@@ -22,6 +23,20 @@ void tidy_records(const Config& config, const HostFacts& facts) {
   SweepReport swept = sweep_crashed_sessions(dir);
   for (const auto& line : swept.lines) std::fprintf(stderr, "cordon: %s\n", line.c_str());
   if (prune_due(dir)) prune_records(dir, config.records_keep, config.records_keep_days);
+}
+
+// The PATH the sandbox's execvp searches ("" when the sandbox has none).
+std::string sandbox_path(const EnvList& env) {
+  for (const auto& [name, value] : env)
+    if (name == "PATH") return value;
+  return "";
+}
+
+// The command must be runnable (127 / 126 otherwise, as a shell says); crashed sessions are
+// swept before a new one starts.
+void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
+  check_command_runnable(plan.command.at(0), sandbox_path(plan.env));
+  tidy_records(config, facts);
 }
 
 }  // namespace
@@ -37,7 +52,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, id);
   }
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
-  tidy_records(config, facts);
+  before_anything_is_made(config, facts, plan);
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
