@@ -119,13 +119,14 @@ std::vector<std::string> setpriv_as(const Identity& as) {
 
 const std::string& test_state_dir() {
   // One per test process, world-writable and sticky like /tmp: each user's launches make their
-  // own 0700 directory in it. Removed when the process exits.
-  static const std::string dir = [] {
-    std::string path = "/tmp/cordon-test-state-" + std::to_string(::getpid());
-    fs::create_directories(path);
-    ::chmod(path.c_str(), 01777);
-    // Never the throwing overload: an exception out of an atexit handler aborts the process,
-    // which ctest reports as the last test's failure although every test passed.
+  // own 0700 directory in it. Removed when the process exits. The path is never destroyed (a
+  // pointer to a string that is never freed): the atexit handler is registered while the
+  // static is being made, so it runs after the static's destruction and would read a dead string
+  // (it did: every test process left its directory behind, and the throwing remove_all aborted).
+  static const std::string* const dir = [] {
+    auto* path = new std::string("/tmp/cordon-test-state-" + std::to_string(::getpid()));
+    fs::create_directories(*path);
+    ::chmod(path->c_str(), 01777);
     std::atexit([] {
       std::error_code ec;
       fs::remove_all(test_state_dir(), ec);
@@ -133,7 +134,7 @@ const std::string& test_state_dir() {
     });
     return path;
   }();
-  return dir;
+  return *dir;
 }
 
 // Shell commands the tests run (networld, wrappers, installs) inherit it as well.
