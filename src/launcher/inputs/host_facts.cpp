@@ -112,9 +112,8 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
   }
   f.bwrap_path = find_system_binary("bwrap");
   for (const auto& path : config.writable) f.real_writable[path] = real_path(path);
-  const std::string exe = real_path("/proc/self/exe");
-  f.launcher_dir = exe.substr(0, exe.rfind('/'));
-  f.libexec_dir = libexec_dir();
+  f.launcher_dir = launcher_dir();
+  f.libexec_dir = libexec_dir(f.launcher_dir);  // /proc/self/exe resolved once
   if (::access(f.libexec_dir.c_str(), F_OK) == 0) {
     f.existing_paths.insert(f.libexec_dir);
     f.directories.insert(f.libexec_dir);

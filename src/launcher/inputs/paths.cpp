@@ -15,9 +15,12 @@ std::string real_path(const std::string& path) {
   return buffer;
 }
 
-std::string libexec_dir() {
+std::string launcher_dir() {
   std::string exe = real_path("/proc/self/exe");
-  std::string bin_dir = exe.substr(0, exe.rfind('/'));
+  return exe.substr(0, exe.rfind('/'));
+}
+
+std::string libexec_dir(const std::string& bin_dir) {
   std::string resolved = real_path(bin_dir + "/" + build::kLibexecFromBin);
   return resolved.empty() ? bin_dir + "/" + build::kLibexecFromBin : resolved;
 }

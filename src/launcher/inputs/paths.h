@@ -6,8 +6,11 @@
 
 namespace cordon {
 
-// libexec/cordon next to the running binary (via /proc/self/exe), resolved.
-std::string libexec_dir();
+// The directory of the running cordon binary (via /proc/self/exe), resolved.
+std::string launcher_dir();
+
+// libexec/cordon next to the running binary, resolved; `bin_dir` is launcher_dir() when given.
+std::string libexec_dir(const std::string& bin_dir = launcher_dir());
 
 // First existing executable among fixed system locations (no $PATH lookup), or "".
 std::string find_system_binary(const std::string& name);

@@ -26,7 +26,8 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
-  const std::string state_dir = sessions_dir(f).substr(0, sessions_dir(f).rfind('/'));
+  const std::string sessions = sessions_dir(f);
+  const std::string state_dir = sessions.substr(0, sessions.rfind('/'));
   const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.libexec_dir, f.launcher_dir, state_dir);
   if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
     throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
@@ -97,8 +98,7 @@ namespace {
 
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
 // command gate, the filter, the command.
-void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& mount_args,
-                   const std::vector<std::string>& command) {
+void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& mount_args) {
   auto& a = plan.argv;
   a.push_back(bwrap);
   for (auto& arg : namespace_args()) a.push_back(arg);
@@ -107,7 +107,7 @@ void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vecto
   a.insert(a.end(), mount_args.begin(), mount_args.end());
   if (plan.command_gate) a.insert(a.end(), {"--block-fd", std::to_string(kCommandGateFd)});
   a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", plan.chdir, "--"});
-  a.insert(a.end(), command.begin(), command.end());
+  a.insert(a.end(), plan.command.begin(), plan.command.end());
 }
 
 }  // namespace
@@ -166,7 +166,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
 
   plan.command_gate = jail != nullptr && !plan.skip_session_init;
   plan.command = command;
-  assemble_argv(plan, facts.bwrap_path, mounts.args, command);
+  assemble_argv(plan, facts.bwrap_path, mounts.args);
   return plan;
 }
 
