@@ -15,14 +15,10 @@
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
 #include "launcher/record/outcome.h"
+#include "launcher/record/record_file.h"
 #include "launcher/record/session_state.h"
 
 namespace cordon {
-
-// Each line's "format", and the major version both carry (docs/schemas.md).
-inline constexpr const char* kManifestFormat = "cordon-manifest";
-inline constexpr const char* kReceiptFormat = "cordon-receipt";
-inline constexpr int kRecordVersion = 2;
 
 // A new session id: UTC start time + 8 random hex digits.
 std::string new_session_id();

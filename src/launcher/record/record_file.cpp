@@ -12,7 +12,6 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
-#include "launcher/record/manifest.h"
 
 namespace cordon {
 

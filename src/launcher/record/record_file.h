@@ -14,6 +14,11 @@ namespace cordon {
 
 inline constexpr size_t kMaxRecordBytes = 1 << 20;
 
+// Each line's "format", and the major version both carry (docs/schemas.md).
+inline constexpr const char* kManifestFormat = "cordon-manifest";
+inline constexpr const char* kReceiptFormat = "cordon-receipt";
+inline constexpr int kRecordVersion = 2;
+
 // "20261201T131821Z-fa114025": a UTC stamp, '-', 8 hex digits (new_session_id()).
 bool is_session_id(const std::string& id);
 
