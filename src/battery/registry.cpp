@@ -44,6 +44,9 @@ const std::vector<CheckSpec>& all_checks() {
        check_system_masks},
       {"27", "resource budgets in force", "resource_budgets",
        "setrlimit before bwrap + the session cgroup's pids.max / memory.max", check_resource_budgets},
+      {"28", "private terminal", "terminal_isolation",
+       "a new pty as the session's controlling terminal, relayed through cordon's output filter",
+       check_private_terminal},
   };
   return checks;
 }

@@ -92,6 +92,9 @@ Json intent_json(const SessionIntent& s) {
   out["network"] = network_json(s.network);
   out["limits"] = {{"values", limit_values_json(s.limits.values)},
                    {"cgroup_parents", map_json(s.limits.cgroup_parents)}};
+  out["terminal"] = {{"operator_device", s.terminal.operator_device},
+                     {"private_pty", s.terminal.private_pty},
+                     {"pass", bytes_array_json(s.terminal.pass)}};
   out["last_verify"] = bytes_json(s.last_verify);
   return out;
 }
@@ -110,6 +113,9 @@ SessionIntent intent_from_json(const Json& d) {
   s.network = network_from_json(member(d, "network"));
   const Json limits = member(d, "limits");
   s.limits = {limit_values_from_json(limits), map_from_json(limits, "cgroup_parents")};
+  const Json terminal = member(d, "terminal");
+  s.terminal = {string_member(terminal, "operator_device"), bool_member(terminal, "private_pty"),
+                string_array_member(terminal, "pass")};
   s.last_verify = string_member(d, "last_verify");
   return s;
 }

@@ -54,6 +54,16 @@ struct LimitsIntent {
   std::map<std::string, std::string> cgroup_parents;  // "pids" -> the session cgroup's parent dir
 };
 
+struct TerminalIntent {
+  // The launcher's own terminal (the first of its stdin, stdout, stderr that is one) as
+  // "major:minor"; "" when none is a terminal.
+  std::string operator_device;
+  // On a terminal: the sandbox gets a private pty instead (terminal.private), and its output
+  // reaches the operator's terminal only through the filter.
+  bool private_pty = false;
+  std::vector<std::string> pass;  // the filter's classes let through ([terminal] pass)
+};
+
 struct SessionIntent {
   ConfigIntent config;
   AgentIntent agent;
@@ -65,6 +75,7 @@ struct SessionIntent {
   std::map<std::string, std::string> host_namespaces;  // "pid" -> "pid:[4026531836]"
   NetworkIntent network;
   LimitsIntent limits;
+  TerminalIntent terminal;
   std::string last_verify;  // outcome of the last `cordon verify` before this launch
 };
 

@@ -1,16 +1,23 @@
-// Terminal (70-71): injecting input into, or reading the selection of, a terminal shared
-// with the host. TIOCSTI is attempted with a null byte pointer: the kernel runs every
+// Terminal (70-72): injecting input into, or reading the selection of, a terminal shared
+// with the host (70, 71), and reaching the operator's terminal at all (72): with cordon's
+// private terminal, the sandbox holds only its own pty, and its bytes reach the operator's
+// terminal through the relay's filter alone. TIOCSTI is attempted with a null byte pointer: the kernel runs every
 // permission check first and then fails to read the byte with EFAULT, so "accepted" is
 // proved without a single character reaching any terminal.
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
+#include <string>
 
+#include "common/tty_device.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
 #include "probe/probe.h"
@@ -117,6 +124,56 @@ void probe_tioclinux(const Context&, Tally& tally) {
   }
 }
 
+// The real device of the controlling terminal (TIOCGDEV through /dev/tty), if there is one.
+std::optional<dev_t> controlling_terminal_device() {
+  UniqueFd tty(::open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+  unsigned int encoded = 0;
+  if (!tty.valid() || ::ioctl(tty.get(), TIOCGDEV, &encoded) != 0) return std::nullopt;
+  return makedev((encoded >> 8) & 0xfffU, (encoded & 0xffU) | ((encoded >> 12) & 0xfff00U));
+}
+
+// Every descriptor this process holds that is the terminal `device`.
+void held_descriptors(const std::string& device, Tally& tally) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return tally.inconclusive("/proc/self/fd: " + errno_name(errno));
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const int fd = std::atoi(e->d_name);
+    if (fd == ::dirfd(dir)) continue;
+    auto held = terminal_device(fd);
+    if (held && device_name(*held) == device)
+      tally.escaped("fd " + std::to_string(fd) + " is the operator's terminal " + device);
+  }
+  ::closedir(dir);
+}
+
+// 72 -----------------------------------------------------------------------------------
+void probe_operator_terminal(const Context& c, Tally& tally) {
+  const std::string device = c.session ? c.session->terminal.operator_device : "";
+  if (device.empty()) {
+    tally.blocked(c.session ? "the launcher has no terminal: there is none to reach"
+                            : "no session file: no operator terminal named");
+    return;
+  }
+  held_descriptors(device, tally);
+  if (auto ctty = controlling_terminal_device()) {
+    if (device_name(*ctty) == device) tally.escaped("the controlling terminal is the operator's " + device);
+    else tally.blocked("the controlling terminal is " + device_name(*ctty) + ", not the operator's " + device);
+  } else {
+    tally.blocked("no controlling terminal");
+  }
+  // By path: a pty of the host's devpts, where the operator's terminal would be.
+  const unsigned major_number = static_cast<unsigned>(std::stoul(device.substr(0, device.find(':'))));
+  if (major_number >= 136 && major_number <= 143) {
+    const unsigned minor_number = static_cast<unsigned>(std::stoul(device.substr(device.find(':') + 1)));
+    const std::string path = "/dev/pts/" + std::to_string((major_number - 136) * 256 + minor_number);
+    UniqueFd opened(::open(path.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+    auto found = opened.valid() ? terminal_device(opened.get()) : std::nullopt;
+    if (found && device_name(*found) == device) tally.escaped(path + " opens the operator's terminal");
+    else tally.blocked(path + ": " + (opened.valid() ? "another pty (a private devpts)" : errno_name(errno)));
+  }
+}
+
 }  // namespace
 
 std::vector<ProbeDef> terminal_probes() {
@@ -125,6 +182,10 @@ std::vector<ProbeDef> terminal_probes() {
        "EPERM (filter) or EIO (kernel legacy_tiocsti=0)", probe_tiocsti},
       {"71", "term-tioclinux", "terminal", "TIOCLINUX on the terminal, /dev/tty0, /dev/tty1, /dev/console",
        "EPERM, ENOENT (no VT here) or ENOTTY (not a VT)", probe_tioclinux},
+      {"72", "term-operator", "terminal",
+       "the operator's terminal (named in the session file) among the held descriptors, as the controlling "
+       "terminal, and by its /dev/pts path",
+       "not held, not the controlling terminal, not found", probe_operator_terminal},
   };
 }
 

@@ -245,7 +245,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 27u);
+  EXPECT_EQ(r.rows.size(), 28u);
   EXPECT_EQ(r.detail("27"), "core=0") << r.dump();  // the one budget every session has
   // Nothing fell back: the session file was there.
   for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
@@ -711,6 +711,26 @@ TEST_P(Battery, Check22FailsWithoutTheSeccompFilter) {
   EXPECT_NE(r.detail("22").find("Seccomp: 0"), std::string::npos) << r.dump();
   // --disable-userns still refuses nested user namespaces without the filter.
   EXPECT_NE(r.rows["23"].mechanism.find("max_user_namespaces"), std::string::npos) << r.dump();
+}
+
+// On a terminal, the session's terminals are its own pty; with the pty made but not handed in
+// (the operator's terminal shared, as before the private terminal), 28 FAILs naming the fd.
+TEST_P(Battery, Check28PassesOnAPrivateTerminalAndFailsWithTheOperatorsTerminal) {
+  RunOptions o;
+  o.on_pty = true;
+  BatteryRun ok = in_cordon({}, o);
+  EXPECT_FALSE(ok.fails("28")) << ok.dump();
+  EXPECT_NE(ok.detail("28").find("are its own"), std::string::npos) << ok.dump();
+  BatteryRun shared = in_cordon({"--test-weaken", "shared-terminal"}, o);
+  expect_failed(shared, with(kOverrideBaseline, {"28"}));
+  EXPECT_NE(shared.detail("28").find("fd 0 is the operator's terminal"), std::string::npos) << shared.dump();
+}
+
+// Without a terminal there is nothing to relay, and 28 says so.
+TEST_P(Battery, Check28PassesWithoutATerminal) {
+  BatteryRun r = in_cordon({"--test-weaken", "shared-terminal"});
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("28").find("not terminals"), std::string::npos) << r.dump();
 }
 
 // A filter that is present (Seccomp: 2) but lacks the TIOCSTI rule.

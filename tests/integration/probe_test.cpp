@@ -501,6 +501,22 @@ TEST_P(Probe, TerminalInjectionOnARealTerminal) {
   }
 }
 
+// The operator's terminal is out of reach on a terminal; with the pty made but the operator's
+// terminal handed in (test hook), 72 escapes through the held descriptors and /dev/tty.
+TEST_P(Probe, OperatorTerminalOutOfReachOnARealTerminal) {
+  RunOptions o;
+  o.on_pty = true;
+  o.env = env();
+  ProbeRun in = in_cordon({}, {"--only", "72"}, o);
+  EXPECT_EQ(in.v("72"), "BLOCKED") << in.dump();
+  EXPECT_NE(in.r("72").find("not the operator's"), std::string::npos) << in.dump();
+#ifdef CORDON_TEST_HOOKS
+  ProbeRun shared = in_cordon({"shared-terminal"}, {"--only", "72"}, o);
+  EXPECT_EQ(shared.v("72"), "ESCAPED") << shared.dump();
+  EXPECT_NE(shared.r("72").find("is the operator's terminal"), std::string::npos) << shared.dump();
+#endif
+}
+
 // --- Positive controls: weakened cordon sandboxes --------------------------------------
 
 #ifdef CORDON_TEST_HOOKS

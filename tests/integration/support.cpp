@@ -342,6 +342,17 @@ pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o
   become_and_exec(image, o);
 }
 
+pid_t spawn_on_terminal(const std::vector<std::string>& argv, const RunOptions& o, int slave) {
+  const ExecImage image(argv, o.env);
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // A session of its own whose controlling terminal is `slave`, as a login shell's job has.
+  ::setsid();
+  ::ioctl(slave, TIOCSCTTY, 0);
+  for (int fd = 0; fd < 3; ++fd) ::dup2(slave, fd);
+  become_and_exec(image, o);
+}
+
 void stop_background(pid_t pid) {
   if (pid <= 0) return;
   ::kill(-pid, SIGKILL);

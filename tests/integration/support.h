@@ -92,6 +92,9 @@ RunResult run_with_fixed_config(const std::string& fixed_path, const std::string
 // Returns its pid (or -1); stop_background() kills the group and reaps it.
 pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& options);
 void stop_background(pid_t pid);
+// `argv` as the leader of a new session whose controlling terminal (and stdin, stdout,
+// stderr) is the pty `slave`; `options.env`, `cwd` and `as` apply. The caller waits for it.
+pid_t spawn_on_terminal(const std::vector<std::string>& argv, const RunOptions& options, int slave);
 // Field 22 of /proc/PID/stat (clock ticks since boot), 0 when unreadable.
 unsigned long long process_start_time(pid_t pid);
 

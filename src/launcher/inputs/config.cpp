@@ -231,6 +231,29 @@ void apply_limits(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
+std::string passable_names() {
+  std::string out;
+  for (const auto& name : passable_terminal_class_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+void check_terminal_class(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
+  auto c = terminal_class_named(v);
+  if (!c || *c == TerminalClass::kUnknown)
+    fail(o, n, key, "\"" + v + "\" is not a class that can be passed (" + passable_names() + ")");
+}
+
+void apply_terminal(const Origin& o, const toml::table& t, Config& c) {
+  only_keys(o, t, "terminal", {"private", "pass"});
+  if (auto* v = t.get("private")) c.terminal_private = as_bool(o, *v, "terminal.private");
+  if (auto* v = t.get("pass")) {
+    // The list replaces the default: `pass = []` drops the status reports too.
+    c.terminal_pass = TerminalPassSet{};
+    for (const auto& name : as_string_list(o, *v, "terminal.pass", check_terminal_class))
+      c.terminal_pass.add(*terminal_class_named(name));
+  }
+}
+
 void apply_records(const Origin& o, const toml::table& t, Config& c) {
   only_keys(o, t, "records", {"keep", "keep_days"});
   if (auto* v = t.get("keep")) {
@@ -264,6 +287,7 @@ constexpr Section kSections[] = {
     {"git", apply_git},
     {"network", apply_network},
     {"limits", apply_limits},
+    {"terminal", apply_terminal},
     {"records", apply_records},
     {"agents", apply_agents},
 };
@@ -355,10 +379,11 @@ Config load_config(const std::string& path) {
 
 std::vector<std::string> config_schema_keys() {
   std::vector<std::string> keys = {
-      "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny", "home.keep",
-      "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",         "git.email",
-      "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",  "agents.*.home",
-      "agents.*.env",        "agents.*.allow_ptrace",   "records.keep",        "records.keep_days"};
+      "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny",  "home.keep",
+      "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",          "git.email",
+      "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",   "agents.*.home",
+      "agents.*.env",        "agents.*.allow_ptrace",   "records.keep",        "records.keep_days", "terminal.private",
+      "terminal.pass"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.emplace_back("limits.best_effort");
   return keys;

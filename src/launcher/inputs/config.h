@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/terminal_classes.h"
+
 namespace cordon {
 
 // One agent profile: what a named agent needs inside the sandbox.
@@ -57,6 +59,9 @@ struct Config {
   std::map<std::string, long long> limits;
   std::vector<std::string> limits_best_effort;  // limits allowed to go unenforced on this host
 
+  // [terminal]: the private pty between the sandbox and the operator's terminal
+  bool terminal_private = true;  // off: the sandbox writes to the operator's terminal itself
+  TerminalPassSet terminal_pass = default_terminal_pass_set();  // the filter's classes let through
   // [records]: the session records' retention (applied at every launch and by `sessions prune`)
   long long records_keep = 1000;     // at most this many ended records
   long long records_keep_days = 90;  // and none older than this many days (0 = no age bound)

@@ -11,6 +11,7 @@
 #include "common/credential_files.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "common/tty_device.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/inputs/state_dirs.h"
 
@@ -162,6 +163,12 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   gather_git_identity(f);
   gather_namespaces(f);
   f.last_verify = read_last_verify(sessions_dir(f));
+  for (int fd = 2; fd >= 0; --fd) {
+    if (auto device = terminal_device(fd)) {
+      f.terminal_fds |= 1U << fd;
+      f.terminal_device = device_name(*device);
+    }
+  }
   if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies();
   char target[PATH_MAX];
   ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);

@@ -43,7 +43,11 @@ struct HostFacts {
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run
   std::vector<cgroup::Hierarchy> cgroups;         // the launcher's own cgroup hierarchies
-  std::string last_verify;                        // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
+  // The first of the launcher's stdin, stdout, stderr that is a terminal ("major:minor"; "" =
+  // none), and which of the three are terminals (bit N = fd N): they get the private pty.
+  std::string terminal_device;
+  unsigned terminal_fds = 0;
+  std::string last_verify;  // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

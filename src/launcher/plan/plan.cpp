@@ -110,6 +110,18 @@ void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vecto
   a.insert(a.end(), plan.command.begin(), plan.command.end());
 }
 
+// A terminal on the launcher's side gets the private pty, unless the configuration turns it off.
+void plan_terminal(const Config& config, const HostFacts& facts, SandboxPlan& plan) {
+  plan.intent.terminal.operator_device = facts.terminal_device;
+  plan.terminal.relay = config.terminal_private && facts.terminal_fds != 0;
+  plan.terminal.fds = facts.terminal_fds;
+  plan.terminal.pass = config.terminal_pass;
+  plan.intent.terminal.private_pty = plan.terminal.relay;
+  for (size_t i = 0; i + 1 < kTerminalClassCount; ++i)
+    if (config.terminal_pass.passes(static_cast<TerminalClass>(i)))
+      plan.intent.terminal.pass.emplace_back(terminal_class_name(static_cast<TerminalClass>(i)));
+}
+
 }  // namespace
 
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
@@ -161,6 +173,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   if (plan.limits.wall_clock_seconds > 0)
     plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
   plan.intent.last_verify = facts.last_verify;
+  plan_terminal(config, facts, plan);
   data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 

@@ -26,6 +26,16 @@ inline constexpr int kStatusFd = 9;
 inline constexpr int kSeccompFd = 10;
 inline constexpr int kFirstDataFd = 11;
 
+// The private terminal (terminal/relay.h): when a standard stream of the launcher is a
+// terminal and [terminal] private is on, the sandbox's terminal streams are a new pty that
+// the launcher relays through the output filter.
+struct TerminalPlan {
+  bool relay = false;
+  unsigned fds = 0;  // bit N: fd N of the sandbox is the pty (the launcher's fd N is a terminal)
+  TerminalPassSet pass;
+  bool attach = true;  // test hook (weaken "shared-terminal"): the sandbox keeps the operator's terminal
+};
+
 struct SandboxPlan {
   std::vector<std::string> argv;     // argv[0] is the bwrap binary
   std::vector<std::string> command;  // what bwrap runs: argv after its "--"
@@ -38,6 +48,7 @@ struct SandboxPlan {
   std::string agent;
   SessionIntent intent;  // what the session file states (common/intent.h)
   LimitPlan limits;
+  TerminalPlan terminal;
   // Test hooks only (launcher/weaken.h): defences a weakened sandbox leaves out.
   bool inherit_environment = false;  // hand the launcher's environment to bwrap
   bool skip_seccomp = false;         // no filter at kSeccompFd

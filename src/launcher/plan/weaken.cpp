@@ -138,6 +138,8 @@ const Weakening kWeakenings[] = {
      }},
     {"no-rlimits", [](SandboxPlan& p) { p.limits.rlimits.clear(); }},  // the session file still states them
     {"no-cgroup", [](SandboxPlan& p) { p.limits.cgroup_budgets.clear(); }},
+    // The pty is made and relayed, but the sandbox's streams stay the operator's terminal.
+    {"shared-terminal", [](SandboxPlan& p) { p.terminal.attach = false; }},
 };
 
 }  // namespace

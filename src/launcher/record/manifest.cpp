@@ -93,6 +93,10 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"bwrap_argv", bytes_array_json(plan.argv)},
       {"seccomp_rules_digest", plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp))},
       {"network", network_json(plan.intent.network)},
+      {"terminal",
+       {{"operator_device", plan.intent.terminal.operator_device},
+        {"private_pty", plan.intent.terminal.private_pty},
+        {"pass", bytes_array_json(plan.intent.terminal.pass)}}},
       {"limits", limits_json(plan.limits)},
       {"versions",
        {{"cordon", bytes_json(versions.cordon)},
@@ -100,6 +104,17 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
         {"pasta", bytes_json(versions.pasta)},
         {"kernel", bytes_json(kernel_release())}}},
   };
+}
+
+// null when the launch relayed no terminal.
+Json terminal_json(const TerminalOutcome& t) {
+  if (!t.relayed) return nullptr;
+  Json dropped = Json::object();
+  for (const auto& [name, count] : t.dropped) dropped[name] = count;
+  return {{"dropped", dropped},
+          {"bytes_to_operator", t.bytes_to_operator},
+          {"bytes_from_operator", t.bytes_from_operator},
+          {"output_cut", t.output_cut}};
 }
 
 // The receipt's members sit under "receipt": a reader tells the two lines apart by it.
@@ -114,6 +129,7 @@ Json receipt_json(const Receipt& r) {
       {"signal", signalled ? Json(o.exit_code - 128) : Json(nullptr)},
       {"duration_seconds", o.duration_seconds},
       {"limit_hits", bytes_array_json(r.limit_hits)},
+      {"terminal", terminal_json(o.terminal)},
       {"teardown",
        {{"verified", r.teardown_problems.empty()},
         {"problems", bytes_array_json(r.teardown_problems)},

@@ -1,10 +1,21 @@
 // How a launch ended: produced by the launch sequence (run/), recorded in the receipt.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace cordon {
+
+// The private terminal, when the launch relayed one (terminal/relay.h).
+struct TerminalOutcome {
+  bool relayed = false;
+  std::map<std::string, uint64_t> dropped;  // sequences the output filter dropped, per class
+  uint64_t bytes_to_operator = 0;
+  uint64_t bytes_from_operator = 0;
+  bool output_cut = false;  // the operator's terminal stopped taking output at the end
+};
 
 // How a launch ended, for the exit status and the teardown receipt.
 struct LaunchOutcome {
@@ -14,6 +25,7 @@ struct LaunchOutcome {
   std::vector<std::string> survivors;          // session processes alive after the sandbox exited (then killed)
   std::vector<std::string> limit_hits;         // budgets the session ran into
   std::vector<std::string> teardown_problems;  // a stage's teardown check that failed (survivors were still reaped)
+  TerminalOutcome terminal;
 };
 
 }  // namespace cordon

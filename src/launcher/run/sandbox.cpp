@@ -31,6 +31,7 @@
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
+#include "launcher/terminal/relay.h"
 
 extern char** environ;
 
@@ -219,17 +220,21 @@ void open_command_gate(Descriptors& d) {
 // The forked child: the stages, the rlimits, then bwrap. Never returns.
 [[noreturn]] void run_child(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
                             std::vector<int>& moved, char* const argv[], const SignalWatch& signals, pid_t launcher,
-                            bool cloned_into_cgroup) {
+                            bool cloned_into_cgroup, const terminal::Relay* relay) {
   // Tied to the launcher before anything else: if it is killed during setup, this child (the
   // jail's holder, then bwrap's monitor, which passes it on with --die-with-parent) dies too.
   if (!die_with_launcher(launcher)) ::_exit(kExitLaunchRefused);
+  // The session's own terminal, before anything of the session exists.
+  if (relay && !relay->attach_in_child())
+    refuse_from_child(d.error_write.get(), errno_text("attaching the sandbox's private terminal", errno),
+                      "set [terminal] private = false in the configuration to run without it");
   run_stages_in_child(stages, ChildSide{d.error_write.get(), plan.command_gate, cloned_into_cgroup});
   if (!apply_rlimits(plan.limits))
     refuse_from_child(d.error_write.get(), "could not apply the session's resource limits (setrlimit)", "");
   // From here on this process only waits outside the session's pid namespace; its init
   // (which returns here) becomes bwrap. See process/session_init.h.
   try {
-    if (!plan.skip_session_init) fork_session_init(signals.watched(), d.error_write.get());
+    if (!plan.skip_session_init) fork_session_init(signals.forwarded(), d.error_write.get());
   } catch (const Error& e) {
     refuse_from_child(d.error_write.get(), e.what(), e.fix());
   }
@@ -276,22 +281,49 @@ int poll_timeout(long long wall_clock_seconds, bool hit, std::chrono::steady_clo
   return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
-// Waits for bwrap's monitor to exit, passing on termination signals and keeping the wall
-// clock. A signal sent to the launcher while bwrap is still setting up is held until bwrap has
-// reported the sandbox's child (the child then dies with it); before that, killing bwrap
-// could leave a half-made sandbox running unsupervised.
+// What supervision does with one signal the launcher received.
+struct SignalRouting {
+  ChildProcess& child;
+  terminal::Relay* relay;  // the private terminal's relay, or nullptr
+  bool sandbox_started = false;
+  std::vector<int> held;  // signals for bwrap that arrived before it started the sandbox
+};
+
+void route_signal(const signalfd_siginfo& info, SignalRouting& r) {
+  const int sig = static_cast<int>(info.ssi_signo);
+  if (sig == SIGCHLD) return;  // checked by the caller, whatever woke it
+  if (r.relay) {
+    // The operator's terminal and the sandbox's are two: what the operator's sends (its
+    // Ctrl-C when keystrokes are not relayed, a hang-up) and any SIGTSTP go to the
+    // sandbox's foreground group through the pty, as a terminal's own signals.
+    if (sig == SIGWINCH) return r.relay->window_changed();
+    if (sig == SIGTSTP || static_cast<int>(info.ssi_code) == SI_KERNEL) return r.relay->signal_from_terminal(sig);
+  } else if (static_cast<int>(info.ssi_code) == SI_KERNEL) {
+    // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
+    // sends it); only signals sent to the launcher alone are passed on.
+    return;
+  }
+  if (r.sandbox_started) ::kill(r.child.pid(), sig);
+  else r.held.push_back(sig);
+}
+
+// Waits for bwrap's monitor to exit, passing on termination signals, keeping the wall clock
+// and relaying the private terminal. A signal sent to the launcher while bwrap is still setting
+// up is held until bwrap has reported the sandbox's child (the child then dies with it);
+// before that, killing bwrap could leave a half-made sandbox running unsupervised.
 Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wall_clock_seconds,
-                      std::chrono::steady_clock::time_point started, int status_fd) {
+                      std::chrono::steady_clock::time_point started, int status_fd, terminal::Relay* relay) {
   Supervision result;
   const auto deadline = started + std::chrono::seconds(wall_clock_seconds);
   UniqueFd signals(::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signals.valid()) throw Error(errno_text("signalfd", errno));
   StatusStream stream(status_fd);
-  bool sandbox_started = false;
-  std::vector<int> held;
+  SignalRouting routing{child, relay, false, {}};
   for (;;) {
-    pollfd fds[2] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
-    int ready = ::poll(fds, 2, poll_timeout(wall_clock_seconds, result.wall_clock_hit, deadline));
+    pollfd fds[2 + terminal::kRelayPollFds] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
+    if (relay) relay->poll_fds(fds + 2);
+    const nfds_t count = relay ? 2 + terminal::kRelayPollFds : 2;
+    int ready = ::poll(fds, count, poll_timeout(wall_clock_seconds, result.wall_clock_hit, deadline));
     if (ready < 0 && errno != EINTR) throw Error(errno_text("poll", errno));
     if (ready == 0) {
       // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
@@ -300,22 +332,15 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
       ::kill(child.pid(), SIGKILL);
       continue;
     }
+    if (relay && ready > 0) relay->on_ready(fds + 2);
     // Once per wake-up: what the stream holds decides, never which read brought the line.
-    if (fds[1].revents && stream.read_available(result.status) && !sandbox_started) {
-      sandbox_started = true;
-      for (int sig : held) ::kill(child.pid(), sig);
-      held.clear();
+    if (fds[1].revents && stream.read_available(result.status) && !routing.sandbox_started) {
+      routing.sandbox_started = true;
+      for (int sig : routing.held) ::kill(child.pid(), sig);
+      routing.held.clear();
     }
     signalfd_siginfo info{};
-    while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-      int sig = static_cast<int>(info.ssi_signo);
-      if (sig == SIGCHLD) continue;  // checked below, whatever woke us
-      // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
-      // sends it); only signals sent to the launcher alone are passed on.
-      if (info.ssi_code == SI_KERNEL) continue;
-      if (sandbox_started) ::kill(child.pid(), sig);
-      else held.push_back(sig);
-    }
+    while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) route_signal(info, routing);
     if (auto status = child.try_wait()) {
       result.wait_status = *status;
       stream.read_available(result.status);
@@ -352,6 +377,51 @@ void finish_stages_then_open_gate(const std::vector<LaunchStage*>& stages, Child
   open_command_gate(d);
 }
 
+// The private terminal's report, for the receipt.
+TerminalOutcome terminal_outcome(const terminal::RelayReport& report) {
+  TerminalOutcome out;
+  out.relayed = true;
+  for (size_t i = 0; i < kTerminalClassCount; ++i)
+    if (report.dropped[i]) out.dropped[terminal_class_name(static_cast<TerminalClass>(i))] = report.dropped[i];
+  out.bytes_to_operator = report.bytes_to_operator;
+  out.bytes_from_operator = report.bytes_from_operator;
+  out.output_cut = report.output_cut;
+  return out;
+}
+
+// Forks the child, finishes the stages, opens the gate and supervises. With the relay, the
+// sandbox's output is relayed and the operator's terminal restored before this returns or
+// throws (bwrap's own message on a failed setup goes through the pty too).
+Supervision start_and_supervise(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
+                                char* const argv[], const SignalWatch& signals, terminal::Relay* relay,
+                                LaunchOutcome& outcome) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<int> moved(d.placements.size());  // scratch for the child: no allocation after fork
+  // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
+  // the launcher, which reaps them, instead of lingering as zombies under the host's init.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const pid_t launcher = ::getpid();
+  bool cloned_into_cgroup = false;
+  pid_t pid = fork_launch_child(stages, cloned_into_cgroup);
+  if (pid < 0) throw Error(errno_text("fork", errno));
+  if (pid == 0) run_child(plan, stages, d, moved, argv, signals, launcher, cloned_into_cgroup, relay);
+  ChildProcess child(pid);
+  d.status_write.reset();
+  d.error_write.reset();
+  d.gate_read.reset();
+  if (relay) relay->start(pid);
+  try {
+    finish_stages_then_open_gate(stages, child, d);
+    Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
+                                  d.status_read.get(), relay);
+    if (relay) outcome.terminal = terminal_outcome(relay->finish());
+    return ended;
+  } catch (...) {
+    if (relay) relay->finish();
+    throw;
+  }
+}
+
 }  // namespace
 
 LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages) {
@@ -362,27 +432,17 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   for (const auto& arg : plan.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
 
-  SignalWatch signals;
+  SignalWatch signals(plan.terminal.relay);
   signals.throw_if_interrupted();
-  std::vector<int> moved(d.placements.size());  // scratch for the child: no allocation after fork
-  // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
-  // the launcher, which reaps them, instead of lingering as zombies under the host's init.
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  const pid_t launcher = ::getpid();
-  bool cloned_into_cgroup = false;
-  pid_t pid = fork_launch_child(stages, cloned_into_cgroup);
-  if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) run_child(plan, stages, d, moved, argv.data(), signals, launcher, cloned_into_cgroup);
-  ChildProcess child(pid);
-  d.status_write.reset();
-  d.error_write.reset();
-  d.gate_read.reset();
-  finish_stages_then_open_gate(stages, child, d);
-  const Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
-                                      d.status_read.get());
+  // After the stages' constructors (a v2 budget moves the launcher into a leaf first, so the
+  // terminal keeper forked here lives there with it).
+  std::unique_ptr<terminal::Relay> relay;
+  if (plan.terminal.relay) relay = std::make_unique<terminal::Relay>(plan.terminal);
+  LaunchOutcome outcome;
+  const Supervision ended = start_and_supervise(plan, stages, d, argv.data(), signals, relay.get(), outcome);
+  relay.reset();
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
-  LaunchOutcome outcome;
   outcome.command_ran = bwrap_status_says_command_ran(ended.status);
   outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
   outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

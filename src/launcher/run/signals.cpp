@@ -17,10 +17,15 @@ TerminationSignalsBlocked::TerminationSignalsBlocked() {
 
 TerminationSignalsBlocked::~TerminationSignalsBlocked() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
 
-SignalWatch::SignalWatch() {
-  sigemptyset(&watched_);
-  sigaddset(&watched_, SIGCHLD);
-  for (int sig : kTerminationSignals) sigaddset(&watched_, sig);
+SignalWatch::SignalWatch(bool terminal_relay) {
+  sigemptyset(&forwarded_);
+  sigaddset(&forwarded_, SIGCHLD);
+  for (int sig : kTerminationSignals) sigaddset(&forwarded_, sig);
+  watched_ = forwarded_;
+  if (terminal_relay) {
+    sigaddset(&watched_, SIGWINCH);
+    sigaddset(&watched_, SIGTSTP);
+  }
   if (::sigprocmask(SIG_BLOCK, &watched_, &original_) != 0) throw Error(errno_text("sigprocmask", errno));
 }
 
@@ -28,8 +33,8 @@ SignalWatch::~SignalWatch() { ::sigprocmask(SIG_SETMASK, &original_, nullptr); }
 
 sigset_t SignalWatch::child_mask() const {
   sigset_t mask = original_;
-  sigdelset(&mask, SIGCHLD);
-  for (int sig : kTerminationSignals) sigdelset(&mask, sig);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sigismember(&watched_, sig)) sigdelset(&mask, sig);
   return mask;
 }
 

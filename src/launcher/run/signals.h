@@ -30,12 +30,17 @@ class TerminationSignalsBlocked {
 // is restored when it goes away.
 class SignalWatch {
  public:
-  SignalWatch();  // throws cordon::Error when the mask cannot be set
+  // With the private terminal's relay, SIGWINCH and SIGTSTP are the launcher's too (the relay
+  // passes the window size on and suspends the session). Throws cordon::Error when the mask
+  // cannot be set.
+  explicit SignalWatch(bool terminal_relay = false);
   ~SignalWatch();
   SignalWatch(const SignalWatch&) = delete;
   SignalWatch& operator=(const SignalWatch&) = delete;
 
   const sigset_t& watched() const { return watched_; }
+  // SIGCHLD and the termination signals: what the session's waiting processes pass on.
+  const sigset_t& forwarded() const { return forwarded_; }
   // The mask the sandbox starts with: the one before, with every watched signal unblocked,
   // even when the caller held them blocked around setup (TerminationSignalsBlocked).
   sigset_t child_mask() const;
@@ -45,6 +50,7 @@ class SignalWatch {
 
  private:
   sigset_t watched_;
+  sigset_t forwarded_;
   sigset_t original_;
 };
 

@@ -1,0 +1,339 @@
+// The private terminal, tried as an operator meets it: cordon runs on a real pty whose master
+// this test holds and reads (the operator's terminal emulator), as root and as a user. The
+// sandbox gets a pty of its own; what it prints reaches the "emulator" only through the
+// filter; keystrokes, Ctrl-C, Ctrl-Z / fg and window changes work; the operator's terminal
+// settings and modes come back after the session, and after cordon is SIGKILLed.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support.h"
+
+namespace cordon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The operator's side: a pty pair; cordon runs on the slave, the test reads the master.
+class OperatorPty {
+ public:
+  OperatorPty(const std::vector<std::string>& argv, const RunOptions& o) {
+    winsize ws{24, 80, 0, 0};
+    if (::openpty(&master_, &slave_, nullptr, nullptr, &ws) != 0) throw std::runtime_error("openpty");
+    ::fcntl(master_, F_SETFD, FD_CLOEXEC);
+    ::fcntl(slave_, F_SETFD, FD_CLOEXEC);
+    ::tcgetattr(slave_, &original_);
+    struct stat st {};
+    ::fstat(slave_, &st);
+    device_ = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+    pid_ = spawn_on_terminal(argv, o, slave_);
+    // The test keeps its slave open: the master never reads EIO, and the settings stay readable.
+  }
+  ~OperatorPty() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(master_);
+    ::close(slave_);
+  }
+
+  // Reads until `marker` has been seen (after `from`), at most `timeout_ms`; true if seen.
+  bool read_until(const std::string& marker, int timeout_ms = 20000, size_t from = 0) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (out_.find(marker, from) == std::string::npos && Clock::now() < deadline) pump(50);
+    return out_.find(marker, from) != std::string::npos;
+  }
+  void pump(int ms) {
+    pollfd p{master_, POLLIN, 0};
+    if (::poll(&p, 1, ms) <= 0) return;
+    char buffer[4096];
+    ssize_t n = ::read(master_, buffer, sizeof buffer);
+    if (n > 0) out_.append(buffer, static_cast<size_t>(n));
+  }
+  void type(const std::string& keys) { ASSERT_EQ(::write(master_, keys.data(), keys.size()), (ssize_t)keys.size()); }
+  void resize(unsigned short rows, unsigned short cols) {
+    winsize ws{rows, cols, 0, 0};
+    ::ioctl(master_, TIOCSWINSZ, &ws);  // the kernel sends cordon SIGWINCH
+  }
+  // The operator's terminal settings now (the slave's, as cordon left them).
+  termios settings() const {
+    termios t{};
+    ::tcgetattr(slave_, &t);
+    return t;
+  }
+  bool cooked() const { return (settings().c_lflag & (ICANON | ECHO)) == (original_.c_lflag & (ICANON | ECHO)); }
+
+  // Waits (bounded) for cordon to exit; its exit code, or -1 on timeout.
+  int wait_exit(int timeout_ms = 30000) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        for (int i = 0; i < 10; ++i) pump(20);  // the last bytes
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      pump(20);
+    }
+    return -1;
+  }
+  // Waits (bounded) for cordon to stop (job control); true once it has.
+  bool wait_stopped(int timeout_ms = 10000) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG | WUNTRACED) == pid_ && WIFSTOPPED(status)) return true;
+      pump(20);
+    }
+    return false;
+  }
+
+  pid_t pid() const { return pid_; }
+  const std::string& out() const { return out_; }
+  const std::string& device() const { return device_; }
+
+ private:
+  int master_ = -1, slave_ = -1;
+  termios original_{};
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  std::string out_, device_;
+};
+
+// Processes named `comm` owned by anyone, for the leftovers checks.
+int processes_named(const std::string& comm) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string c = read_file(entry.path().string() + "/comm");
+    count += c == comm + "\n";
+  }
+  return count;
+}
+
+class Terminal : public ::testing::TestWithParam<Who> {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
+    base_ = std::make_unique<TempDir>("/tmp/cordon-tt-");
+    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
+    cordon_ = stage_install(prefix_->path());
+    config_ = base_->path() + "/cordon.toml";
+    write_file(config_, "[network]\negress_jail = false\n");
+    workspace_ = base_->path() + "/ws";
+    fs::create_directories(workspace_);
+    chown_tree(workspace_, who_.uid, who_.gid);
+  }
+
+  std::vector<std::string> cordon_run(const std::vector<std::string>& command,
+                                      const std::vector<std::string>& run_args = {}) const {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", workspace_};
+    argv.insert(argv.end(), run_args.begin(), run_args.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+  }
+  RunOptions as_who() const {
+    RunOptions o;
+    o.env = base_env(who_, {{"TERM", "xterm-256color"}});
+    o.as = who_;
+    o.cwd = workspace_;
+    return o;
+  }
+  std::unique_ptr<OperatorPty> start(const std::vector<std::string>& command,
+                                     const std::vector<std::string>& run_args = {}) {
+    return std::make_unique<OperatorPty>(cordon_run(command, run_args), as_who());
+  }
+  // The receipt of the newest session in the workspace.
+  Json last_receipt() {
+    auto records = session_records(who_, workspace_);
+    if (records.empty()) return Json();
+    auto lines = record_lines(*records.rbegin());
+    return lines.size() == 2 ? lines[1]["receipt"] : Json();
+  }
+
+  Identity who_;
+  std::unique_ptr<TempDir> base_, prefix_;
+  std::string cordon_, config_, workspace_;
+};
+
+// What a hostile command prints: text around one sequence of each class the filter drops
+// by default (and the status report it passes).
+constexpr const char* kHostileOutput =
+    "import os, sys\n"
+    "w = sys.stdout.buffer.write\n"
+    "w(b'A\\x1b]52;c;ZWNobyBwd25lZA==\\x07')\n"     // clipboard write
+    "w(b'B\\x1b]0;evil title\\x07')\n"              // window title
+    "w(b'C\\x1b[21t\\x1b]11;?\\x07')\n"            // title report, background colour query
+    "w(b'D\\x1bP$qm\\x1b\\\\\\x1b_Gi=1\\x1b\\\\\\x1b%@\\xc2\\x9b\\x05')\n"  // DCS, APC, ESC % @, C1, ENQ
+    "w(b'E\\x1b]8;;http://x/\\x07link\\x1b]8;;\\x07')\n"
+    "w(b'F\\x1b]4;1;rgb:ff/00/00\\x07\\x1b]9;notified\\x07')\n"  // palette, notification
+    "w(b'G\\x1b[8;5;5t\\x1b[2t\\x1b[>1u')\n"       // window resize and iconify, kitty keyboard
+    "w(b'H\\x1b[6n\\x1b[31mred\\x1b[0m\\x1b[2;5HI\\n')\n"  // status report, colours, cursor
+    "st = os.fstat(1)\n"
+    "w(b'DEV %d:%d END\\n' % (os.major(st.st_rdev), os.minor(st.st_rdev)))\n"
+    "sys.stdout.flush()\n";
+
+TEST_P(Terminal, SandboxHasAPrivatePtyAndHostileSequencesStayInside) {
+  auto t = start({"/usr/bin/python3", "-c", kHostileOutput});
+  ASSERT_TRUE(t->read_until(" END")) << t->out();
+  EXPECT_EQ(t->wait_exit(), 0) << t->out();
+  const std::string& out = t->out();
+  EXPECT_EQ(out.find("\x1b]52"), std::string::npos) << out;
+  EXPECT_EQ(out.find("evil title"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\x1b[21t"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\x1bP"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\x1b]8;"), std::string::npos) << out;
+  for (const char* gone : {"\x1b]4;", "notified", "\x1b[8;5;5t", "\x1b[2t", "\x1b[>1u", "\x1b_", "\x1b%", "\xc2\x9b",
+                           "\x05", "\x1b]11"})
+    EXPECT_EQ(out.find(gone), std::string::npos) << gone << " reached the terminal: " << out;
+  EXPECT_NE(out.find("ABCDElinkFGH\x1b[6n\x1b[31mred\x1b[0m\x1b[2;5HI"), std::string::npos) << out;
+  // The command's stdout was a pty, and not the operator's.
+  auto dev = out.find("DEV ");
+  ASSERT_NE(dev, std::string::npos);
+  std::string inside = out.substr(dev + 4, out.find(' ', dev + 4) - dev - 4);
+  EXPECT_NE(inside, t->device()) << out;
+  const int inside_major = std::stoi(inside.substr(0, inside.find(':')));
+  EXPECT_TRUE(inside_major >= 136 && inside_major <= 143) << "not a pty: " << inside;
+  Json receipt = last_receipt();
+  ASSERT_TRUE(receipt.is_object()) << receipt.dump();
+  ASSERT_TRUE(receipt["terminal"].is_object()) << receipt.dump();
+  const Json& dropped = receipt["terminal"]["dropped"];
+  EXPECT_EQ(dropped.value("clipboard", 0), 1) << receipt.dump();
+  EXPECT_EQ(dropped.value("title", 0), 1) << receipt.dump();
+  EXPECT_EQ(dropped.value("query", 0), 2) << receipt.dump();
+  EXPECT_EQ(dropped.value("hyperlink", 0), 2) << receipt.dump();
+  EXPECT_EQ(dropped.value("palette", 0), 1) << receipt.dump();
+  EXPECT_EQ(dropped.value("notify", 0), 1) << receipt.dump();
+  EXPECT_EQ(dropped.value("window", 0), 2) << receipt.dump();
+  EXPECT_EQ(dropped.value("keyboard", 0), 1) << receipt.dump();
+  EXPECT_EQ(dropped.value("unknown", 0), 5) << receipt.dump();
+  EXPECT_EQ(dropped.value("status", 0), 0) << receipt.dump();
+}
+
+// A class the operator passes on purpose reaches the terminal; the others still do not.
+TEST_P(Terminal, APassedClassReachesTheTerminal) {
+  write_file(config_, "[network]\negress_jail = false\n[terminal]\npass = [\"hyperlink\", \"status\"]\n");
+  auto t = start({"/usr/bin/python3", "-c", kHostileOutput});
+  ASSERT_TRUE(t->read_until(" END")) << t->out();
+  EXPECT_EQ(t->wait_exit(), 0);
+  EXPECT_NE(t->out().find("\x1b]8;;http://x/\x07link\x1b]8;;\x07"), std::string::npos) << t->out();
+  EXPECT_EQ(t->out().find("\x1b]52"), std::string::npos) << t->out();
+}
+
+// Control: with the private terminal off the same bytes reach the operator's terminal, so the
+// assertions above can fail.
+TEST_P(Terminal, ControlWithoutThePrivateTerminalTheSequencesReachTheOperator) {
+  write_file(config_, "[network]\negress_jail = false\n[terminal]\nprivate = false\n");
+  auto t = start({"/usr/bin/python3", "-c", kHostileOutput});
+  ASSERT_TRUE(t->read_until(" END")) << t->out();
+  EXPECT_EQ(t->wait_exit(), 0);
+  EXPECT_NE(t->out().find("\x1b]52;c;"), std::string::npos) << t->out();
+  EXPECT_NE(t->out().find("DEV " + t->device() + " END"), std::string::npos) << t->out();
+  EXPECT_TRUE(last_receipt()["terminal"].is_null()) << last_receipt().dump();
+}
+
+// A TUI leaves the alternate screen, a hidden cursor, mouse reporting and bracketed paste on;
+// cordon's terminal is raw while it relays. After the session all of it is undone.
+constexpr const char* kModesThenWait =
+    "printf '\\033[?1049h\\033[?25l\\033[?1000h\\033[?2004hREADY\\n'; read line; echo \"GOT $line\"";
+
+TEST_P(Terminal, TheOperatorsTerminalIsRestoredAfterTheSession) {
+  auto t = start({"/bin/sh", "-c", kModesThenWait});
+  ASSERT_TRUE(t->read_until("READY")) << t->out();
+  EXPECT_FALSE(t->cooked()) << "the relay reads keystrokes in raw mode";
+  const size_t before_reset = t->out().size();
+  t->type("hello\r");
+  ASSERT_TRUE(t->read_until("GOT hello")) << t->out();
+  EXPECT_EQ(t->wait_exit(), 0) << t->out();
+  EXPECT_TRUE(t->cooked());
+  const std::string tail = t->out().substr(before_reset);
+  for (const char* reset : {"\x1b[?1000l", "\x1b[?25h", "\x1b[?2004l", "\x1b[?1049l"})
+    EXPECT_NE(tail.find(reset), std::string::npos) << reset << " missing in: " << tail;
+}
+
+// SIGKILL leaves cordon no time to restore anything: the terminal keeper does it.
+TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) {
+  auto t = start({"/bin/sh", "-c", kModesThenWait});
+  ASSERT_TRUE(t->read_until("READY")) << t->out();
+  ASSERT_FALSE(t->cooked());
+  const size_t before_kill = t->out().size();
+  ::kill(t->pid(), SIGKILL);
+  EXPECT_EQ(t->wait_exit(), 128 + SIGKILL);
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (!t->cooked() && Clock::now() < deadline) t->pump(20);
+  EXPECT_TRUE(t->cooked()) << "the keeper did not restore the settings";
+  ASSERT_TRUE(t->read_until("\x1b[?1049l", 5000, before_kill)) << t->out().substr(before_kill);
+  const std::string tail = t->out().substr(before_kill);
+  for (const char* reset : {"\x1b[?1000l", "\x1b[?25h", "\x1b[?2004l"})
+    EXPECT_NE(tail.find(reset), std::string::npos) << reset << " missing in: " << tail;
+  // The keeper exits once it has restored the terminal.
+  for (int i = 0; i < 100 && processes_named("cordon-tty") > 0; ++i) t->pump(20);
+  EXPECT_EQ(processes_named("cordon-tty"), 0);
+}
+
+// Ctrl-Z stops the session and cordon, as a job of the operator's shell; SIGCONT (`fg`)
+// continues both, and the session goes on where it was.
+TEST_P(Terminal, CtrlZSuspendsTheSessionAndFgResumesIt) {
+  auto t = start({"/bin/sh", "-c", kModesThenWait});
+  ASSERT_TRUE(t->read_until("READY")) << t->out();
+  const size_t before = t->out().size();
+  t->type("\x1a");
+  ASSERT_TRUE(t->wait_stopped()) << t->out();
+  EXPECT_TRUE(t->cooked()) << "a suspended cordon gives the terminal back";
+  EXPECT_NE(t->out().find("\x1b[?1049l", before), std::string::npos) << "the modes are undone while suspended";
+  ::kill(t->pid(), SIGCONT);
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (t->cooked() && Clock::now() < deadline) t->pump(20);
+  EXPECT_FALSE(t->cooked()) << "continued, the relay claims the terminal again";
+  t->type("again\r");
+  ASSERT_TRUE(t->read_until("GOT again")) << t->out();
+  EXPECT_EQ(t->wait_exit(), 0) << t->out();
+}
+
+TEST_P(Terminal, CtrlCAndWindowChangesReachTheSandbox) {
+  auto t = start({"/bin/sh", "-c", "stty size; trap 'stty size; trap - INT; echo WINCHED' WINCH; echo READY; "
+                                   "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; exit 3"});
+  ASSERT_TRUE(t->read_until("READY")) << t->out();
+  EXPECT_NE(t->out().find("24 80"), std::string::npos) << t->out();
+  t->resize(50, 132);
+  ASSERT_TRUE(t->read_until("WINCHED")) << t->out();
+  EXPECT_NE(t->out().find("50 132"), std::string::npos) << t->out();
+  t->type("\x03");
+  EXPECT_EQ(t->wait_exit(), 130) << t->out();
+}
+
+// Pipes stay pipes: no pty, no relay, nothing recorded.
+TEST_P(Terminal, WithoutATerminalNothingIsRelayed) {
+  RunOptions o = as_who();
+  RunResult r = run(cordon_run({"/bin/sh", "-c", "[ -t 0 ] || [ -t 1 ] || echo no-terminal"}), o);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no-terminal"), std::string::npos) << r.out;
+  EXPECT_TRUE(last_receipt()["terminal"].is_null()) << last_receipt().dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(As, Terminal, ::testing::Values(Who::Root, Who::User), who_name);
+
+}  // namespace
+}  // namespace cordon::testing
