@@ -70,6 +70,17 @@ std::string limits_summary(const SessionIntent& s) {
   return out.empty() ? "none" : out;
 }
 
+// Outside a sandbox, what `cordon run` would do on this terminal; inside, what the session got.
+std::string terminal_summary(const SessionIntent& s) {
+  if (s.terminal.operator_device.empty()) return "no terminal: pipes stay pipes";
+  if (!s.terminal.private_pty)
+    return "NOT ISOLATED: the sandbox writes to the operator's terminal " + s.terminal.operator_device +
+           " unfiltered (terminal.private = false)";
+  std::string pass;
+  for (const auto& c : s.terminal.pass) pass += (pass.empty() ? "" : ", ") + c;
+  return "private pty, output filtered (passed: " + (pass.empty() ? std::string("none") : pass) + ")";
+}
+
 }  // namespace
 
 std::string render_status(const StatusView& v) {
@@ -78,12 +89,15 @@ std::string render_status(const StatusView& v) {
                           ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
                           : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
   if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  if (!s.terminal.operator_device.empty() && !s.terminal.private_pty)
+    first += " -- TERMINAL SHARED: private terminal disabled";
   std::string out = first + "\n";
   out += "  workspace    " + s.workspace + " rw\n";
   out += "  writable     ";
   for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];
   out += "\n  home         " + home_summary(s) + "\n";
   out += "  network      " + network_summary(s) + "\n";
+  out += "  terminal     " + terminal_summary(s) + "\n";
   out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
   out += "  limits       " + limits_summary(s) + "\n";
   out += "  config       " + s.config.path +
