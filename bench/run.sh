@@ -15,6 +15,10 @@
 #   5. memory and pids budgets: a budgeted launch against an unbudgeted one (target <= +1 ms).
 #   6. N concurrent sessions of `sleep 2`, jailed and not, N = 1, 10, 50 (target: 50 jailed
 #      within 1.2 x the wall time of 50 unjailed).
+#   7. the private terminal: `cat` of 64 MiB through the relay against the same on a direct
+#      terminal, and the keystroke round trip through each (cordon_bench_terminal,
+#      bench/terminal_pairs.cpp: both sides lead a session on a fresh pty; no target set,
+#      the ratio and the added microseconds are printed).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -36,6 +40,8 @@ labels=(
   "concurrent sleep 2, unjailed ms (1, 10, 50)"
   "concurrent sleep 2, jailed ms (1, 10, 50)"
   "50 jailed / 50 unjailed"
+  "terminal relay throughput (cat 64 MiB)"
+  "keystroke round trip through the relay"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
@@ -52,6 +58,7 @@ if [ "$(id -u)" -eq 0 ] && [ -z "${CORDON_BENCH_WORLD:-}" ]; then
 fi
 cordon="$build/bin/cordon"
 pairs="$build/bin/cordon_bench_pairs"
+terminal="$build/bin/cordon_bench_terminal"
 battery="$build/libexec/cordon/cordon-battery"
 command -v hyperfine >/dev/null || { echo "bench: apt-get install hyperfine" >&2; exit 1; }
 tmp="$(mktemp -d /var/tmp/cordon-bench-XXXXXX)"
@@ -60,6 +67,7 @@ mkdir -p "$tmp/ws"
 printf '[network]\negress_jail = false\n' > "$tmp/nojail.toml"
 printf '[network]\negress_jail = true\n' > "$tmp/jail.toml"
 printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
+printf '[network]\negress_jail = false\n[terminal]\nprivate = false\n' > "$tmp/direct.toml"
 runs="${RUNS:-200}"
 jailed=0
 [ -n "${CORDON_BENCH_WORLD:-}" ] && jailed=1
@@ -89,6 +97,12 @@ for f in plan["data_files"]:
 side("bwrap-same", plan["argv"], fds)
 side("cordon-argv", [cordon, "--config", os.path.join(tmp, "nojail.toml"), "argv", "--", "/bin/true"])
 side("true", ["/bin/true"])
+# The private terminal (step 7): the relay is the default, nojail.toml; direct.toml turns it off.
+big = os.path.join(ws, "big.txt")  # written at step 7: the workspace stays as it was until then
+for name, cfg in (("relay", "nojail"), ("direct", "direct")):
+    conf = os.path.join(tmp, cfg + ".toml")
+    side("cat-" + name, [cordon, "--config", conf, "run", "--", "/bin/cat", big])
+    side("echo-" + name, [cordon, "--config", conf, "run", "--", "/bin/sh", "-c", "stty raw -echo; echo READY; exec cat"])
 PY
 
 # 1. cordon against bwrap with the same argv.
@@ -145,3 +159,12 @@ else
   line 10 "skipped"
   line 11 "skipped"
 fi
+
+# 7. The private terminal: the relay against a direct terminal, on 64 MiB of text lines.
+python3 -c 'import sys; l = b"the quick brown fox jumps over the lazy dog 0123456789\n"
+open(sys.argv[1], "wb").write((l * (2**26 // len(l) + 1))[:2**26])' "$tmp/ws/big.txt"
+read -r rms dms rr dr ratio < <("$terminal" throughput "$(( runs / 20 > 3 ? runs / 20 : 3 ))" "$tmp/ws/big.txt" \
+  "$tmp/cat-relay.json" "$tmp/cat-direct.json")
+line 12 "$rr MB/s relay, $dr MB/s direct, ratio $ratio (relay $rms ms, direct $dms ms)"
+read -r rmed rp90 dmed dp90 added < <("$terminal" latency 400 "$tmp/echo-relay.json" "$tmp/echo-direct.json")
+line 13 "$rmed us median (p90 $rp90), direct $dmed us (p90 $dp90), $added us"
