@@ -38,4 +38,21 @@ bool credential_env_name(std::string_view name) {
   return std::find(std::begin(kExact), std::end(kExact), name) != std::end(kExact);
 }
 
+bool configuration_env_name(std::string_view name) {
+  static const std::vector<std::string> exact = {"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE",       "SSL_CERT_DIR",
+                                                 "REQUESTS_CA_BUNDLE",  "CURL_CA_BUNDLE",      "PIP_INDEX_URL",
+                                                 "PIP_EXTRA_INDEX_URL", "NPM_CONFIG_REGISTRY", "GOOGLE_CLOUD_PROJECT"};
+  static const std::vector<std::string> prefixes = {"ANTHROPIC_", "CLAUDE_",       "OPENAI_",      "CODEX_",
+                                                    "GEMINI_",    "GOOGLE_GENAI_", "GOOGLE_CLOUD_"};
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  if (ends_with("_PROXY") || ends_with("_proxy")) return true;
+  for (const auto& e : exact)
+    if (name == e) return true;
+  for (const auto& p : prefixes)
+    if (name.substr(0, p.size()) == p) return true;
+  return false;
+}
+
 }  // namespace cordon

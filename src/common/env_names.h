@@ -24,4 +24,9 @@ bool env_name_in(const std::vector<std::string>& patterns, std::string_view name
 // a session bus): well-known names, vendor prefixes, and words such as TOKEN anywhere in it.
 bool credential_env_name(std::string_view name);
 
+// True for a name that configures a proxy, a CA bundle or a coding agent (HTTPS_PROXY,
+// NODE_EXTRA_CA_CERTS, ANTHROPIC_BASE_URL, ...): when such a host variable is not passed in,
+// the launcher names it (never its value) so a setup that needs it is not broken silently.
+bool configuration_env_name(std::string_view name);
+
 }  // namespace cordon

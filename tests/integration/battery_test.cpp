@@ -661,6 +661,11 @@ class BatteryAgent : public Battery {
     write_file(binary_, "#!/bin/sh\necho fake agent " + tag_ + "\n", 0755);
     ::chown(binary_.c_str(), 0, 0);
   }
+  // A launch makes the profile's missing home entry: it goes with the test.
+  void TearDown() override {
+    std::error_code ec;
+    if (!entry_.empty()) fs::remove_all(who_.home + "/" + entry_, ec);
+  }
   std::string agent_config(const std::string& binary) {
     return write_config("agent.toml", std::string(kNoJail) + "[agents.fake]\nbinary = \"" + binary +
                                           "\"\nhome = [\"" + entry_ + "\"]\n");

@@ -229,6 +229,65 @@ TEST_P(Launcher, WindowResizeReachesTheCommand) {
   EXPECT_NE(r.out.find("50 132"), std::string::npos) << r.out;
 }
 
+// `cordon run -- claude` on a fresh home: the claude profile by the command's name (its
+// environment name passes), its missing entries made on the host in the shape the agent
+// expects and the user's, and what the first session wrote there is what the second finds.
+TEST_P(Launcher, TheCommandsNameChoosesTheProfileAndTheSecondSessionRemembersTheFirst) {
+  const std::string dir = who_.home + "/.claude", file = who_.home + "/.claude.json";
+  if (path_exists(dir) || path_exists(file)) GTEST_SKIP() << who_.home << " has a Claude Code state; not touching it";
+  struct Cleanup {
+    std::string dir, file;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      fs::remove(file, ec);
+    }
+  } cleanup{dir, file};
+  const std::string agent = outside_->path() + "/bin/claude";
+  write_file(agent,
+             "#!/bin/sh\necho key=$ANTHROPIC_API_KEY base=$ANTHROPIC_BASE_URL\ncat ~/.claude.json\n"
+             "cat ~/.claude/note 2>/dev/null\necho remembered > ~/.claude/note\n",
+             0755);
+  RunOptions o;
+  o.env = base_env(who_, {{"ANTHROPIC_API_KEY", "sk-test"}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"}});
+  RunResult first = sandbox({agent}, o);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("key=sk-test base=http://127.0.0.1:9"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("{}"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("remembered"), std::string::npos) << first.out;
+  struct stat st {};
+  ASSERT_EQ(::lstat(dir.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  EXPECT_EQ(st.st_uid, who_.uid);
+  ASSERT_EQ(::lstat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_uid, who_.uid);
+  RunResult second = sandbox({agent}, o);
+  EXPECT_NE(second.out.find("remembered"), std::string::npos) << second.out;
+  // Control: under another name the same script is the generic profile: no key, no state.
+  const std::string other = outside_->path() + "/bin/not-claude";
+  fs::copy_file(agent, other);
+  RunResult generic = sandbox({other}, o);
+  EXPECT_NE(generic.out.find("key= base="), std::string::npos) << generic.out;
+  EXPECT_EQ(generic.out.find("remembered"), std::string::npos) << generic.out;
+}
+
+// On a terminal, proxy and agent settings the sandbox does not get are named, never their values.
+TEST_P(Launcher, DroppedProxyAndAgentSettingsAreNamedOnATerminal) {
+  RunOptions o;
+  o.on_pty = true;
+  o.env = base_env(who_, {{"HTTPS_PROXY", "http://user:hunter2@proxy.invalid:3128"}, {"NODE_EXTRA_CA_CERTS", "/x.pem"}});
+  RunResult r = sandbox({"/bin/true"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("not passed into the sandbox: HTTPS_PROXY, NODE_EXTRA_CA_CERTS"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << r.out;
+  // Not on a pipe: scripts' stderr stays theirs.
+  o.on_pty = false;
+  RunResult piped = sandbox({"/bin/true"}, o);
+  EXPECT_EQ(piped.err.find("not passed"), std::string::npos) << piped.err;
+}
+
 TEST_P(Launcher, NestedUserNamespacesAreRefused) {
   RunResult r = sandbox({"/usr/bin/unshare", "--user", "/bin/true"});
   EXPECT_NE(r.exit_code, 0);

@@ -31,7 +31,9 @@ struct OptionSet {
 
 void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
   cmd->add_option("--workspace", o.workspace, "Directory bound read-write (default: config, then $PWD)");
-  cmd->add_option("--agent", o.agent, "Agent profile to apply (default: generic)");
+  cmd->add_option(
+      "--agent", o.agent,
+      "Agent profile to apply (default: the command's name when it is claude, codex or gemini, else generic)");
   if (set.limits)
     cmd->add_option("--limit", o.limits, "Lower a configured resource limit for this run: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);

@@ -36,4 +36,16 @@ EnvList plan_environment(const Config& config, const AgentProfile& profile, cons
   return out;
 }
 
+std::vector<std::string> dropped_configuration_names(const HostFacts& facts, const EnvList& passed) {
+  std::vector<std::string> dropped;
+  for (const auto& [name, value] : facts.env) {
+    if (!configuration_env_name(name)) continue;
+    bool in = false;
+    for (const auto& [passed_name, passed_value] : passed) in = in || passed_name == name;
+    if (!in) dropped.push_back(name);
+  }
+  std::sort(dropped.begin(), dropped.end());
+  return dropped;
+}
+
 }  // namespace cordon

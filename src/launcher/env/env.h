@@ -19,4 +19,8 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 // cordon sets itself (HOME, IS_SANDBOX, git config), in a stable order.
 EnvList plan_environment(const Config& config, const AgentProfile& profile, const HostFacts& facts);
 
+// The host's proxy, CA and agent configuration variables (configuration_env_name) that
+// `passed` leaves out, by name, sorted.
+std::vector<std::string> dropped_configuration_names(const HostFacts& facts, const EnvList& passed);
+
 }  // namespace cordon

@@ -302,6 +302,16 @@ void apply(const Origin& o, const toml::table& root, Config& c) {
 
 }  // namespace
 
+std::string Config::active_agent(const std::string& agent_flag, const std::vector<std::string>& command) const {
+  if (!agent_flag.empty()) return agent_flag;
+  if (command.empty()) return "generic";
+  const std::string& program = command[0];
+  const std::string base = program.substr(program.rfind('/') + 1);
+  // Only the shipped agents: an operator's own profile is chosen by name, never by accident.
+  auto shipped = builtin_agent_profiles().find(base);
+  return shipped != builtin_agent_profiles().end() && base != "generic" ? base : "generic";
+}
+
 const AgentProfile& Config::agent(const std::string& name) const {
   auto it = agents.find(name);
   if (it == agents.end()) {
@@ -319,9 +329,24 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
   // Home entries are each agent's own state; env names are what it needs to authenticate.
   static const std::map<std::string, AgentProfile> profiles = {
       {"generic", {"generic", "", {}, {}, false, true}},
-      {"claude", {"claude", "", {".claude", ".claude.json"}, {"ANTHROPIC_API_KEY"}, false, true}},
-      {"codex", {"codex", "", {".codex"}, {"OPENAI_API_KEY"}, false, true}},
-      {"gemini", {"gemini", "", {".gemini"}, {"GEMINI_API_KEY", "GOOGLE_API_KEY"}, false, true}},
+      {"claude",
+       {"claude",
+        "",
+        {".claude", ".claude.json"},
+        {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL",
+         "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_VERTEX_PROJECT_ID", "CLAUDE_CODE_USE_BEDROCK",
+         "CLAUDE_CODE_USE_VERTEX", "CLOUD_ML_REGION"},
+        false,
+        true}},
+      {"codex", {"codex", "", {".codex"}, {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID"}, false, true}},
+      {"gemini",
+       {"gemini",
+        "",
+        {".gemini"},
+        {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL", "GEMINI_CLI_TRUST_WORKSPACE", "GOOGLE_CLOUD_PROJECT",
+         "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"},
+        false,
+        true}},
   };
   return profiles;
 }

@@ -72,6 +72,10 @@ struct Config {
   std::string default_agent = "generic";
 
   const AgentProfile& agent(const std::string& name) const;  // throws cordon::Error if unknown
+  // The profile a launch uses: `agent_flag` (--agent) when given; else a shipped agent profile
+  // when the command's basename names one (`cordon run -- claude` is the claude profile);
+  // else "generic".
+  std::string active_agent(const std::string& agent_flag, const std::vector<std::string>& command) const;
 };
 
 // Built-in defaults (what the shipped etc/cordon.toml spells out).

@@ -126,7 +126,7 @@ void plan_terminal(const Config& config, const HostFacts& facts, SandboxPlan& pl
 
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
                        const jail::JailPlan* jail) {
-  const AgentProfile& profile = config.agent(request.agent.empty() ? "generic" : request.agent);
+  const AgentProfile& profile = config.agent(config.active_agent(request.agent, request.command));
   validate(config, profile, facts);
   std::vector<std::string> command = resolve_command(profile, facts, request);
 

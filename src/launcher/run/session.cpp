@@ -1,11 +1,15 @@
 #include "launcher/run/session.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "common/build_config.h"
 #include "common/error.h"
 #include "launcher/budgets/cgroup_session.h"
+#include "launcher/fs/agent_home.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/record/manifest.h"
@@ -37,12 +41,22 @@ std::string sandbox_path(const EnvList& env) {
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
   check_command_runnable(plan.command.at(0), sandbox_path(plan.env));
   tidy_records(config, facts);
+  // Names only, never values; on a terminal, where a person reads it.
+  std::vector<std::string> dropped = dropped_configuration_names(facts, plan.env);
+  if (!dropped.empty() && ::isatty(2)) {
+    std::string names;
+    for (const auto& name : dropped) names += (names.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "cordon: not passed into the sandbox: %s (to pass one, add it to [environment] allow in %s)\n",
+                 names.c_str(), build::kConfigPath);
+  }
 }
 
 }  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
   HostFacts facts = facts_for(config, o);
+  // A fresh machine's first session keeps the agent's login and trust for the next one.
+  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)).home, facts);
   const std::string id = new_session_id();
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.

@@ -44,5 +44,13 @@ TEST(EnvNameMatches, ExactAndPrefixPatterns) {
   EXPECT_TRUE(env_name_matches("", ""));
 }
 
+TEST(ConfigurationEnvName, ProxiesCaBundlesAndAgentSettings) {
+  for (const char* name : {"HTTPS_PROXY", "https_proxy", "NO_PROXY", "ALL_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE",
+                           "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "OPENAI_BASE_URL", "GEMINI_CLI_TRUST_WORKSPACE"})
+    EXPECT_TRUE(configuration_env_name(name)) << name;
+  for (const char* name : {"PATH", "HOME", "LANG", "PROXY", "_PROXY", "TERM", "GH_TOKEN"})
+    EXPECT_FALSE(configuration_env_name(name)) << name;
+}
+
 }  // namespace
 }  // namespace cordon

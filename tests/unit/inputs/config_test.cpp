@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/error.h"
@@ -133,7 +134,13 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Config, ShippedAgentProfiles) {
   Config c = default_config();
   EXPECT_EQ(c.agent("claude").home, (std::vector<std::string>{".claude", ".claude.json"}));
-  EXPECT_EQ(c.agent("claude").env, (std::vector<std::string>{"ANTHROPIC_API_KEY"}));
+  const auto& claude_env = c.agent("claude").env;
+  for (const char* name : {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"})
+    EXPECT_NE(std::find(claude_env.begin(), claude_env.end(), name), claude_env.end()) << name;
+  const auto& codex_env = c.agent("codex").env;
+  EXPECT_NE(std::find(codex_env.begin(), codex_env.end(), "OPENAI_BASE_URL"), codex_env.end());
+  const auto& gemini_env = c.agent("gemini").env;
+  EXPECT_NE(std::find(gemini_env.begin(), gemini_env.end(), "GEMINI_CLI_TRUST_WORKSPACE"), gemini_env.end());
   EXPECT_EQ(c.agent("codex").home, (std::vector<std::string>{".codex"}));
   EXPECT_EQ(c.agent("gemini").home, (std::vector<std::string>{".gemini"}));
   EXPECT_TRUE(c.agent("generic").home.empty());
@@ -141,6 +148,21 @@ TEST(Config, ShippedAgentProfiles) {
   Config custom = parse_config("[agents.claude]\nhome = [\".claude\"]\n", "t.toml");
   EXPECT_EQ(custom.agent("claude").home, std::vector<std::string>{".claude"});
   EXPECT_FALSE(custom.agent("claude").builtin);
+}
+
+// `cordon run -- claude` is the claude profile; --agent wins; anything else is generic.
+TEST(Config, TheActiveAgentFollowsTheCommandsName) {
+  Config c = default_config();
+  EXPECT_EQ(c.active_agent("", {"claude"}), "claude");
+  EXPECT_EQ(c.active_agent("", {"/usr/local/bin/codex", "exec"}), "codex");
+  EXPECT_EQ(c.active_agent("", {"gemini"}), "gemini");
+  EXPECT_EQ(c.active_agent("", {"bash"}), "generic");
+  EXPECT_EQ(c.active_agent("", {}), "generic");
+  EXPECT_EQ(c.active_agent("generic", {"claude"}), "generic");
+  EXPECT_EQ(c.active_agent("codex", {"bash"}), "codex");
+  // An operator's own profile is chosen by name only.
+  Config custom = parse_config("[agents.mytool]\nhome = [\".mytool\"]\n", "t.toml");
+  EXPECT_EQ(custom.active_agent("", {"mytool"}), "generic");
 }
 
 TEST(Config, UnknownAgentNamesFix) {
