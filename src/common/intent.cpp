@@ -82,7 +82,8 @@ Json intent_json(const SessionIntent& s) {
       {"path", bytes_json(s.config.path)}, {"fixed_path", bytes_json(s.config.fixed_path)}, {"found", s.config.found}};
   out["agent"] = {{"name", bytes_json(s.agent.name)},
                   {"home", bytes_array_json(s.agent.home)},
-                  {"binary", bytes_json(s.agent.binary)}};
+                  {"binary", bytes_json(s.agent.binary)},
+                  {"args", bytes_array_json(s.agent.args)}};
   out["home"] = {{"path", bytes_json(s.home.path)}, {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
   out["workspace"] = bytes_json(s.workspace);
   out["writable"] = bytes_array_json(s.writable);
@@ -103,7 +104,8 @@ SessionIntent intent_from_json(const Json& d) {
   SessionIntent s;
   const Json config = member(d, "config"), agent = member(d, "agent"), home = member(d, "home");
   s.config = {string_member(config, "path"), string_member(config, "fixed_path"), bool_member(config, "found")};
-  s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_member(agent, "binary")};
+  s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_member(agent, "binary"),
+             string_array_member(agent, "args")};
   s.home = {string_member(home, "path"), string_array_member(home, "keep_read_only")};
   s.workspace = string_member(d, "workspace");
   s.writable = string_array_member(d, "writable");

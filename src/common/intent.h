@@ -27,9 +27,10 @@ struct ConfigIntent {
 };
 
 struct AgentIntent {
-  std::string name;               // the active profile
-  std::vector<std::string> home;  // its home entries, relative to the home directory
-  std::string binary;             // "" = the profile runs no agent binary
+  std::string name;                    // the active profile
+  std::vector<std::string> home;       // its home entries, relative to the home directory
+  std::string binary;                  // "" = the profile runs no agent binary
+  std::vector<std::string> args = {};  // what cordon added after the agent's program name (its own sandbox off)
 };
 
 struct HomeIntent {

@@ -98,6 +98,11 @@ std::string render_status(const StatusView& v) {
   out += "\n  home         " + home_summary(s) + "\n";
   out += "  network      " + network_summary(s) + "\n";
   out += "  terminal     " + terminal_summary(s) + "\n";
+  if (!s.agent.args.empty()) {
+    std::string args;
+    for (const auto& a : s.agent.args) args += (args.empty() ? "" : " ") + a;
+    out += "  agent        " + s.agent.name + " runs with its own sandbox off; cordon is its sandbox (" + args + ")\n";
+  }
   out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
   out += "  limits       " + limits_summary(s) + "\n";
   out += "  config       " + s.config.path +

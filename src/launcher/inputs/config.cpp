@@ -150,7 +150,7 @@ void check_limit_name(const Origin& o, const toml::node& n, const std::string& k
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
-  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace"});
+  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace", "args"});
   AgentProfile p;
   p.name = name;
   if (auto* n = t.get("binary")) {
@@ -160,6 +160,10 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
   if (auto* n = t.get("home")) p.home = as_string_list(o, *n, s + ".home", check_home_entry);
   if (auto* n = t.get("env")) p.env = as_string_list(o, *n, s + ".env", check_env_name);
   if (auto* n = t.get("allow_ptrace")) p.allow_ptrace = as_bool(o, *n, s + ".allow_ptrace");
+  if (auto* n = t.get("args")) {
+    if (!n->is_array()) fail(o, *n, s + ".args", "expected an array of strings, found " + type_name(*n));
+    for (const toml::node& item : *n->as_array()) p.args.push_back(as_string(o, item, s + ".args"));
+  }
   return p;
 }
 
@@ -325,9 +329,19 @@ const AgentProfile& Config::agent(const std::string& name) const {
   return it->second;
 }
 
+// cordon is the outer sandbox: an agent's own sandbox needs nested user namespaces, which the
+// sandbox refuses, and would fail every command. Claude Code's is turned off through its
+// highest-priority settings layer (the command line), Codex runs commands as it would with
+// full access, which here is cordon's sandbox. Gemini CLI's sandbox is off unless asked for.
+std::map<std::string, AgentProfile> with_sandbox_args(std::map<std::string, AgentProfile> profiles) {
+  profiles["claude"].args = {"--settings", R"({"sandbox":{"enabled":false}})"};
+  profiles["codex"].args = {"-c", R"(sandbox_mode="danger-full-access")"};
+  return profiles;
+}
+
 const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
   // Home entries are each agent's own state; env names are what it needs to authenticate.
-  static const std::map<std::string, AgentProfile> profiles = {
+  static const std::map<std::string, AgentProfile> profiles = with_sandbox_args({
       {"generic", {"generic", "", {}, {}, false, true}},
       {"claude",
        {"claude",
@@ -347,7 +361,7 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
          "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"},
         false,
         true}},
-  };
+  });
   return profiles;
 }
 
@@ -403,12 +417,28 @@ Config load_config(const std::string& path) {
 }
 
 std::vector<std::string> config_schema_keys() {
-  std::vector<std::string> keys = {
-      "workspace.root",      "workspace.hide_siblings", "environment.allow",   "environment.deny",  "home.keep",
-      "filesystem.writable", "filesystem.masks",        "filesystem.proc",     "git.name",          "git.email",
-      "network.egress_jail", "network.allow_ip",        "network.dns_forward", "agents.*.binary",   "agents.*.home",
-      "agents.*.env",        "agents.*.allow_ptrace",   "records.keep",        "records.keep_days", "terminal.private",
-      "terminal.pass"};
+  std::vector<std::string> keys = {"workspace.root",
+                                   "workspace.hide_siblings",
+                                   "environment.allow",
+                                   "environment.deny",
+                                   "home.keep",
+                                   "filesystem.writable",
+                                   "filesystem.masks",
+                                   "filesystem.proc",
+                                   "git.name",
+                                   "git.email",
+                                   "network.egress_jail",
+                                   "network.allow_ip",
+                                   "network.dns_forward",
+                                   "agents.*.binary",
+                                   "agents.*.home",
+                                   "agents.*.env",
+                                   "agents.*.allow_ptrace",
+                                   "agents.*.args",
+                                   "records.keep",
+                                   "records.keep_days",
+                                   "terminal.private",
+                                   "terminal.pass"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.emplace_back("limits.best_effort");
   return keys;

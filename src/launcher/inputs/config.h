@@ -19,6 +19,9 @@ struct AgentProfile {
   std::vector<std::string> env;   // extra environment names this agent needs
   bool allow_ptrace = false;      // let debuggers inside the sandbox use ptrace
   bool builtin = false;           // shipped profile: binary defaults to libexec/cordon/agents/NAME
+  // Inserted after the program name when the command runs this agent: how it runs correctly
+  // inside cordon (its own sandbox, which cannot work without nested user namespaces, off).
+  std::vector<std::string> args = {};
 };
 
 // The shipped profiles: claude, codex, gemini and generic.

@@ -94,6 +94,13 @@ std::vector<std::string> resolve_command(const AgentProfile& profile, const Host
   return {binary};
 }
 
+bool runs_the_agent(const AgentProfile& profile, const HostFacts& facts, const std::vector<std::string>& command) {
+  if (command.empty()) return false;
+  const std::string& program = command[0];
+  const std::string binary = agent_binary(profile, facts);
+  return program.substr(program.rfind('/') + 1) == profile.name || (!binary.empty() && program == binary);
+}
+
 namespace {
 
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
@@ -129,6 +136,8 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   const AgentProfile& profile = config.agent(config.active_agent(request.agent, request.command));
   validate(config, profile, facts);
   std::vector<std::string> command = resolve_command(profile, facts, request);
+  const bool agent_args = runs_the_agent(profile, facts, command) && !profile.args.empty();
+  if (agent_args) command.insert(command.begin() + 1, profile.args.begin(), profile.args.end());
 
   SandboxPlan plan;
   plan.agent = profile.name;
@@ -173,6 +182,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   if (plan.limits.wall_clock_seconds > 0)
     plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
   plan.intent.last_verify = facts.last_verify;
+  if (agent_args) plan.intent.agent.args = profile.args;
   plan_terminal(config, facts, plan);
   data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);

@@ -69,6 +69,10 @@ struct SandboxPlan {
 SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
                        const jail::JailPlan* jail = nullptr);
 
+// True when `command` runs `profile`'s agent: its program is named like the profile, or is
+// the profile's binary. The profile's args then follow the program name.
+bool runs_the_agent(const AgentProfile& profile, const HostFacts& facts, const std::vector<std::string>& command);
+
 // The command to run: the request's command, or the agent's binary when none was given.
 std::vector<std::string> resolve_command(const AgentProfile& profile, const HostFacts& facts,
                                          const LaunchRequest& request);

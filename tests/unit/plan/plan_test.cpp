@@ -1,5 +1,7 @@
 // The pure plan builder: exact bwrap vector for a known host, ordering rules, refusals.
 // Nothing here launches a process.
+#include "launcher/plan/plan.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include "common/json_codec.h"
 #include "launcher/env/env.h"
 #include "launcher/fs/gitconfig.h"
-#include "launcher/plan/plan.h"
 
 namespace cordon {
 namespace {
@@ -25,12 +26,20 @@ HostFacts sample_facts() {
   f.workspace_asked = "/src/app";
   f.bwrap_path = "/usr/bin/bwrap";
   f.libexec_dir = "/usr/local/libexec/cordon";
-  f.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/home/dev"}, {"TERM", "xterm"},
-           {"LC_ALL", "C.UTF-8"},    {"GH_TOKEN", "ghp_secret"}, {"OPENAI_API_KEY", "sk-x"},
-           {"AWS_SECRET_ACCESS_KEY", "aws"}, {"DISPLAY", ":0"}, {"SSH_AUTH_SOCK", "/tmp/agent"},
-           {"IS_SANDBOX", "0"}, {"EDITOR", "vi"}};
-  for (const char* p : {"/run/user", "/etc/shadow", "/etc/sudoers", "/home/dev", "/src/app",
-                        "/usr/local/libexec/cordon", "/usr/local/libexec/cordon/empty", "/home/dev/.claude", "/home/dev/.vimrc"})
+  f.env = {{"PATH", "/usr/bin:/bin"},
+           {"HOME", "/home/dev"},
+           {"TERM", "xterm"},
+           {"LC_ALL", "C.UTF-8"},
+           {"GH_TOKEN", "ghp_secret"},
+           {"OPENAI_API_KEY", "sk-x"},
+           {"AWS_SECRET_ACCESS_KEY", "aws"},
+           {"DISPLAY", ":0"},
+           {"SSH_AUTH_SOCK", "/tmp/agent"},
+           {"IS_SANDBOX", "0"},
+           {"EDITOR", "vi"}};
+  for (const char* p :
+       {"/run/user", "/etc/shadow", "/etc/sudoers", "/home/dev", "/src/app", "/usr/local/libexec/cordon",
+        "/usr/local/libexec/cordon/empty", "/home/dev/.claude", "/home/dev/.vimrc"})
     f.existing_paths.insert(p);
   for (const char* d : {"/run/user", "/home/dev", "/src/app", "/usr/local/libexec/cordon", "/home/dev/.claude"})
     f.directories.insert(d);
@@ -59,36 +68,106 @@ size_t find_seq(const std::vector<std::string>& argv, std::vector<std::string> n
 
 TEST(Plan, ExactVectorForAKnownHost) {
   SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
-  std::vector<std::string> expected = {
-      "/usr/bin/bwrap",
-      "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "cordon",
-      "--unshare-cgroup-try", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent",
-      "--json-status-fd", "9", "--clearenv",
-      "--setenv", "LC_ALL", "C.UTF-8",
-      "--setenv", "PATH", "/usr/bin:/bin",
-      "--setenv", "TERM", "xterm",
-      "--setenv", "USER", "dev",
-      "--setenv", "HOME", "/home/dev",
-      "--setenv", "IS_SANDBOX", "1",
-      "--setenv", "GIT_CONFIG_GLOBAL", "/run/cordon/gitconfig",
-      "--setenv", "GIT_CONFIG_SYSTEM", "/dev/null",
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-      "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/run/user",
-      "--tmpfs", "/src",
-      "--tmpfs", "/home/dev",
-      "--bind", "/src/app", "/src/app",
-      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.netrc",
-      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.Xauthority",
-      "--ro-bind", "/usr/local/libexec/cordon/empty", "/home/dev/.ICEauthority",
-      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/shadow",
-      "--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/sudoers",
-      "--tmpfs", "/run/cordon",
-      "--ro-bind-data", "11", "/run/cordon/gitconfig",
-      "--ro-bind-data", "12", "/run/cordon/session",
-      "--remount-ro", "/run/cordon",
-      "--ro-bind", "/usr/local/libexec/cordon", "/usr/local/libexec/cordon",
-      "--remount-ro", "/src",
-      "--seccomp", "10", "--chdir", "/src/app/lib", "--", "sh", "-c", "true"};
+  std::vector<std::string> expected = {"/usr/bin/bwrap",
+                                       "--unshare-user",
+                                       "--unshare-pid",
+                                       "--unshare-ipc",
+                                       "--unshare-uts",
+                                       "--hostname",
+                                       "cordon",
+                                       "--unshare-cgroup-try",
+                                       "--disable-userns",
+                                       "--cap-drop",
+                                       "ALL",
+                                       "--die-with-parent",
+                                       "--json-status-fd",
+                                       "9",
+                                       "--clearenv",
+                                       "--setenv",
+                                       "LC_ALL",
+                                       "C.UTF-8",
+                                       "--setenv",
+                                       "PATH",
+                                       "/usr/bin:/bin",
+                                       "--setenv",
+                                       "TERM",
+                                       "xterm",
+                                       "--setenv",
+                                       "USER",
+                                       "dev",
+                                       "--setenv",
+                                       "HOME",
+                                       "/home/dev",
+                                       "--setenv",
+                                       "IS_SANDBOX",
+                                       "1",
+                                       "--setenv",
+                                       "GIT_CONFIG_GLOBAL",
+                                       "/run/cordon/gitconfig",
+                                       "--setenv",
+                                       "GIT_CONFIG_SYSTEM",
+                                       "/dev/null",
+                                       "--ro-bind",
+                                       "/",
+                                       "/",
+                                       "--dev",
+                                       "/dev",
+                                       "--proc",
+                                       "/proc",
+                                       "--ro-bind",
+                                       "/proc/sys",
+                                       "/proc/sys",
+                                       "--tmpfs",
+                                       "/tmp",
+                                       "--tmpfs",
+                                       "/run",
+                                       "--tmpfs",
+                                       "/run/user",
+                                       "--tmpfs",
+                                       "/src",
+                                       "--tmpfs",
+                                       "/home/dev",
+                                       "--bind",
+                                       "/src/app",
+                                       "/src/app",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon/empty",
+                                       "/home/dev/.netrc",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon/empty",
+                                       "/home/dev/.Xauthority",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon/empty",
+                                       "/home/dev/.ICEauthority",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon/empty",
+                                       "/etc/shadow",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon/empty",
+                                       "/etc/sudoers",
+                                       "--tmpfs",
+                                       "/run/cordon",
+                                       "--ro-bind-data",
+                                       "11",
+                                       "/run/cordon/gitconfig",
+                                       "--ro-bind-data",
+                                       "12",
+                                       "/run/cordon/session",
+                                       "--remount-ro",
+                                       "/run/cordon",
+                                       "--ro-bind",
+                                       "/usr/local/libexec/cordon",
+                                       "/usr/local/libexec/cordon",
+                                       "--remount-ro",
+                                       "/src",
+                                       "--seccomp",
+                                       "10",
+                                       "--chdir",
+                                       "/src/app/lib",
+                                       "--",
+                                       "sh",
+                                       "-c",
+                                       "true"};
   EXPECT_EQ(plan.argv, expected);
   EXPECT_EQ(plan.writable, std::vector<std::string>{"/src/app"});
   ASSERT_EQ(plan.data_files.size(), 2u);
@@ -207,7 +286,7 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
   EXPECT_EQ(parent_mask("/opt/app"), "");           // /opt itself holds tools
   EXPECT_EQ(parent_mask("/opt/projects/app"), "/opt/projects");
   EXPECT_EQ(parent_mask("/var/tmp/x/ws"), "/var/tmp/x");
-  EXPECT_EQ(parent_mask("/usr/src/linux"), "");     // the OS tree
+  EXPECT_EQ(parent_mask("/usr/src/linux"), "");  // the OS tree
   Config keep = no_jail();
   keep.hide_siblings = false;
   f.workspace = "/src/app";
@@ -256,7 +335,8 @@ TEST(Plan, SessionFileDescribesIntent) {
 // The line format read "home_keep .x" then "writable /": the battery believed / was meant
 // to be writable. In JSON the entry is one string, and the writable set is what was bound.
 TEST(Plan, AHomeKeepEntryCannotInjectAWritablePath) {
-  Config c = parse_config("[network]\negress_jail = false\n[home]\nkeep = [\".x\\nwritable /\"]\n", "/etc/cordon/cordon.toml");
+  Config c = parse_config("[network]\negress_jail = false\n[home]\nkeep = [\".x\\nwritable /\"]\n",
+                          "/etc/cordon/cordon.toml");
   ASSERT_EQ(c.home_keep_ro, std::vector<std::string>{".x\nwritable /"});
   SandboxPlan plan = build_plan(c, sample_facts(), request());
   std::string problem;
@@ -277,9 +357,11 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   std::string problem;
   auto parsed = parse_session(plan.data_files[1].content, &problem);
   ASSERT_TRUE(parsed) << problem;
-  EXPECT_EQ(parsed->limits.values, (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
-  EXPECT_EQ(parsed->limits.cgroup_parents, (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
-                                                                       {"pids", "/sys/fs/cgroup/user.slice/run-1.scope"}}));
+  EXPECT_EQ(parsed->limits.values,
+            (std::vector<std::string>{"core=0", "nofile=256", "memory_max_bytes=4294967296", "pids_max=512"}));
+  EXPECT_EQ(parsed->limits.cgroup_parents,
+            (std::map<std::string, std::string>{{"memory", "/sys/fs/cgroup/user.slice/run-1.scope"},
+                                                {"pids", "/sys/fs/cgroup/user.slice/run-1.scope"}}));
   Json file = Json::parse(plan.data_files[1].content);
   EXPECT_EQ(file["limits"]["cgroup_parents"]["pids"], "/sys/fs/cgroup/user.slice/run-1.scope");
 }
@@ -343,6 +425,23 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// The agent's own sandbox is turned off only when the command is the agent: a shell in the
+// claude profile gets no Claude Code flags.
+TEST(Plan, AgentArgsFollowTheAgentsProgramOnly) {
+  HostFacts f = sample_facts();
+  LaunchRequest r;
+  r.command = {"/usr/bin/claude", "-p", "hi"};
+  SandboxPlan plan = build_plan(no_jail(), f, r);
+  EXPECT_EQ(plan.command, (std::vector<std::string>{"/usr/bin/claude", "--settings", R"({"sandbox":{"enabled":false}})",
+                                                    "-p", "hi"}));
+  EXPECT_EQ(plan.agent, "claude");
+  r.agent = "claude";
+  r.command = {"bash"};
+  plan = build_plan(no_jail(), f, r);
+  EXPECT_EQ(plan.command, std::vector<std::string>{"bash"});
+  EXPECT_TRUE(plan.intent.agent.args.empty());
+}
+
 TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
   HostFacts f = sample_facts();
   LaunchRequest r;
@@ -355,8 +454,12 @@ TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
   }
   f.existing_paths.insert("/usr/local/libexec/cordon/agents/codex");
   SandboxPlan plan = build_plan(no_jail(), f, r);
-  EXPECT_EQ(plan.argv.back(), "/usr/local/libexec/cordon/agents/codex");
+  // Codex runs its commands directly: cordon is its sandbox.
+  const std::vector<std::string> tail(plan.argv.end() - 3, plan.argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"/usr/local/libexec/cordon/agents/codex", "-c",
+                                            "sandbox_mode=\"danger-full-access\""}));
   EXPECT_EQ(plan.intent.agent.binary, "/usr/local/libexec/cordon/agents/codex");
+  EXPECT_EQ(plan.intent.agent.args, (std::vector<std::string>{"-c", "sandbox_mode=\"danger-full-access\""}));
   // With an explicit command the shim-less agent still runs (e.g. a shell in its profile).
   r.command = {"bash"};
   f.existing_paths.erase("/usr/local/libexec/cordon/agents/codex");
