@@ -51,12 +51,29 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
   }
 }
 
+// The host facts, after the active profile's missing home entries are made: a fresh machine's
+// first session keeps the agent's login and trust for the next one.
+HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
+  HostFacts facts = facts_for(config, o);
+  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)).home, facts);
+  return facts;
+}
+
+// What the session's end tells the user; the exit status (125 when its teardown failed).
+int report_end(const Receipt& receipt, const SessionRecord& record) {
+  for (const auto& hit : receipt.limit_hits)
+    std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
+  if (receipt.teardown_problems.empty()) return receipt.outcome.exit_code;
+  for (const auto& problem : receipt.teardown_problems)
+    std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());
+  std::fprintf(stderr, "cordon: see %s\n", record.path().c_str());
+  return kExitLaunchRefused;
+}
+
 }  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
-  HostFacts facts = facts_for(config, o);
-  // A fresh machine's first session keeps the agent's login and trust for the next one.
-  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)).home, facts);
+  HostFacts facts = facts_for_launch(config, o);
   const std::string id = new_session_id();
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
@@ -106,15 +123,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     std::fprintf(stderr, "cordon: the session record is incomplete: %s (the command's exit status is returned)\n",
                  unrecorded.c_str());
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
-  for (const auto& hit : receipt.limit_hits)
-    std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
-  if (!receipt.teardown_problems.empty()) {
-    for (const auto& problem : receipt.teardown_problems)
-      std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());
-    std::fprintf(stderr, "cordon: see %s\n", record.path().c_str());
-    return kExitLaunchRefused;
-  }
-  return receipt.outcome.exit_code;
+  return report_end(receipt, record);
 }
 
 }  // namespace cordon

@@ -11,8 +11,8 @@ namespace cordon::terminal {
 namespace {
 
 // Bounds on what the relay holds in each direction; past them it stops reading the source.
-constexpr size_t kBufferBytes = 64 * 1024;
-constexpr size_t kReadBytes = 16 * 1024;
+constexpr size_t kBufferBytes = size_t{64} * 1024;
+constexpr size_t kReadBytes = size_t{16} * 1024;
 
 // The pty's settings: the operator's own. When keystrokes are not relayed the operator's
 // terminal keeps its output processing, so the pty must not do it a second time.
