@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,15 +47,17 @@ std::string first_component(const std::string& rel) { return rel.substr(0, rel.f
 // An entry made inside the sandbox's own home tmpfs: no host data is mounted at or below it.
 bool session_created(const Context& c, const std::string& path) { return !c.mounts.has_mount_at_or_below(path); }
 
-bool home_is_fresh_tmpfs(const Context& c, std::string* what) {
-  const Mount* m = c.mounts.containing(c.home);
+bool is_fresh_tmpfs(const Context& c, const std::string& dir, std::string* what) {
+  const Mount* m = c.mounts.containing(dir);
   if (!m) {
     *what = "no mount table";
     return false;
   }
   *what = m->fstype + " mounted at " + m->mount_point;
-  return m->mount_point == c.home && m->fstype == "tmpfs" && m->root == "/";
+  return m->mount_point == dir && m->fstype == "tmpfs" && m->root == "/";
 }
+
+bool home_is_fresh_tmpfs(const Context& c, std::string* what) { return is_fresh_tmpfs(c, c.home, what); }
 
 // The agent group an entry belongs to, or nullptr.
 const AgentEntries* agent_of(const std::string& rel) {
@@ -135,6 +138,37 @@ std::string allow_way_to_workspace(const std::string& home, const std::string& w
   return beside_the_way(home, way_down);
 }
 
+// The account's own home when $HOME is another directory: a fresh tmpfs holding nothing but
+// the directories bwrap made on the way down to $HOME and the workspace. "" when it holds.
+std::string account_home_problem(const Context& c, const SessionIntent& s) {
+  const std::string& account = s.home.account_path;
+  if (account.empty()) return "";
+  std::string what;
+  if (!is_fresh_tmpfs(c, account, &what))
+    return "the account's home " + account + " is not a fresh tmpfs (" + what + "): the host's home is visible";
+  // Each directory on a way down, with the entries that way allows in it.
+  std::map<std::string, std::set<std::string>> allowed;
+  allowed[account];
+  for (const std::string& target : {s.home.path, s.workspace}) {
+    if (target == account || !path_within(target, account)) continue;
+    std::string dir = account;
+    std::string rest = target.substr(account.size() + 1);
+    for (;;) {
+      const auto slash = rest.find('/');
+      const std::string step = rest.substr(0, slash);
+      allowed[dir].insert(step);
+      if (slash == std::string::npos) break;
+      dir += "/" + step;
+      rest = rest.substr(slash + 1);
+    }
+  }
+  for (const auto& [dir, names] : allowed)
+    if (auto entries = list_dir(dir))
+      for (const auto& e : *entries)
+        if (!names.count(e)) return "the account's home " + account + " holds " + dir.substr(account.size()) + "/" + e;
+  return "";
+}
+
 }  // namespace
 
 Outcome check_strict_home(const Context& c) {
@@ -145,6 +179,7 @@ Outcome check_strict_home(const Context& c) {
   std::string what;
   if (!home_is_fresh_tmpfs(c, &what))
     return fail(c.home + " is not a fresh tmpfs (" + what + "): the host's home directory is visible");
+  if (std::string problem = account_home_problem(c, s); !problem.empty()) return fail(problem);
 
   // Allowed: entries listed for this profile or kept for all, and the masks. A listed
   // ".config/X" allows the .config directory and, inside it, only X.
@@ -190,6 +225,7 @@ Outcome check_strict_home(const Context& c) {
   if (!unexpected.empty())
     return fail("entries outside profile " + s.agent.name + "'s allow-list: " + join_some(unexpected));
   std::string note = "profile " + s.agent.name;
+  if (!s.home.account_path.empty()) note += "; the account's home " + s.home.account_path + " hidden too";
   if (!created.empty()) note += "; made in this session's tmpfs: " + join_some(created);
   return pass(note);
 }

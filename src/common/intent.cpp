@@ -84,7 +84,9 @@ Json intent_json(const SessionIntent& s) {
                   {"home", bytes_array_json(s.agent.home)},
                   {"binary", bytes_json(s.agent.binary)},
                   {"args", bytes_array_json(s.agent.args)}};
-  out["home"] = {{"path", bytes_json(s.home.path)}, {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
+  out["home"] = {{"path", bytes_json(s.home.path)},
+                 {"account_path", bytes_json(s.home.account_path)},
+                 {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
   out["workspace"] = bytes_json(s.workspace);
   out["writable"] = bytes_array_json(s.writable);
   out["env_names"] = bytes_array_json(s.env_names);
@@ -106,7 +108,8 @@ SessionIntent intent_from_json(const Json& d) {
   s.config = {string_member(config, "path"), string_member(config, "fixed_path"), bool_member(config, "found")};
   s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_member(agent, "binary"),
              string_array_member(agent, "args")};
-  s.home = {string_member(home, "path"), string_array_member(home, "keep_read_only")};
+  s.home = {string_member(home, "path"), string_member(home, "account_path"),
+            string_array_member(home, "keep_read_only")};
   s.workspace = string_member(d, "workspace");
   s.writable = string_array_member(d, "writable");
   s.env_names = string_array_member(d, "env_names");

@@ -718,6 +718,23 @@ TEST_P(Battery, Check22FailsWithoutTheSeccompFilter) {
   EXPECT_NE(r.rows["23"].mechanism.find("max_user_namespaces"), std::string::npos) << r.dump();
 }
 
+// `sudo -E` or a CI override: $HOME names another directory. The account's own home is a
+// tmpfs too, and 03 looks at both; without that tmpfs (test hook) 03 FAILs naming it.
+TEST_P(Battery, Check03HidesTheAccountsHomeWhenHomeIsElsewhere) {
+  const std::string other_home = outside_->path() + "/ci-home";
+  fs::create_directories(other_home);
+  chown_tree(other_home, who_.uid, who_.gid);
+  RunOptions o;
+  o.env = base_env(who_, {{"HOME", other_home}});
+  BatteryRun r = in_cordon({}, o);
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("03").find("the account's home " + who_.home + " hidden too"), std::string::npos) << r.dump();
+  BatteryRun weak = in_cordon({"--test-weaken", "no-account-home-tmpfs"}, o);
+  expect_failed(weak, with(kOverrideBaseline, {"03"}));
+  EXPECT_NE(weak.detail("03").find("the account's home " + who_.home + " is not a fresh tmpfs"), std::string::npos)
+      << weak.dump();
+}
+
 // On a terminal, the session's terminals are its own pty; with the pty made but not handed in
 // (the operator's terminal shared, as before the private terminal), 28 FAILs naming the fd.
 TEST_P(Battery, Check28PassesOnAPrivateTerminalAndFailsWithTheOperatorsTerminal) {

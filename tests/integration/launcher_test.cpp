@@ -288,6 +288,19 @@ TEST_P(Launcher, DroppedProxyAndAgentSettingsAreNamedOnATerminal) {
   EXPECT_EQ(piped.err.find("not passed"), std::string::npos) << piped.err;
 }
 
+// $HOME elsewhere (`sudo -E`, CI): the account's own home, and the canary in it, stay hidden.
+TEST_P(Launcher, AnotherHomeLeavesTheAccountsHomeHidden) {
+  const std::string other_home = outside_->path() + "/ci-home";
+  fs::create_directories(other_home);
+  chown_tree(other_home, who_.uid, who_.gid);
+  RunOptions o;
+  o.env = base_env(who_, {{"HOME", other_home}});
+  RunResult r = sh("cat " + canary_ + " 2>&1; echo entries: $(ls -A " + who_.home + ")", o);
+  EXPECT_EQ(r.out.find("canary-secret"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No such file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("entries:\n"), std::string::npos) << r.out;
+}
+
 TEST_P(Launcher, NestedUserNamespacesAreRefused) {
   RunResult r = sandbox({"/usr/bin/unshare", "--user", "/bin/true"});
   EXPECT_NE(r.exit_code, 0);

@@ -29,6 +29,7 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
     if (path_within(parent, covered)) return {};
   // A home of "/" masks nothing and so covers nothing here.
   if (facts.home != "/" && path_within(parent, facts.home)) return {};
+  if (!facts.account_home.empty() && path_within(parent, facts.account_home)) return {};
   for (const char* system : {"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/boot", "/proc",
                              "/sys", "/dev", "/snap", "/nix"})
     if (path_within(parent, system)) return {};
@@ -65,6 +66,10 @@ void add_runtime_masks(const HostFacts& facts, std::vector<std::string>& a) {
 // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
 void add_home(const Config& config, const AgentProfile& profile, const HostFacts& facts, MountPlan& plan) {
   const std::string& home = facts.home;
+  // The account's own home, when $HOME is elsewhere: nothing of it stays visible either (its
+  // tmpfs first, so a $HOME inside it is mounted on top).
+  if (!facts.account_home.empty() && !path_within(facts.account_home, home))
+    add(plan.args, {"--tmpfs", facts.account_home});
   add(plan.args, {"--tmpfs", home});
   for (const auto& entry : config.home_keep_ro) {
     std::string path = home + "/" + entry;
@@ -123,8 +128,11 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   // 8. cordon's helpers, read-only even when they live under the home or the workspace.
   if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
 
-  // 9. The siblings' mask becomes read-only (not recursive: the workspace bind stays writable).
+  // 9. The siblings' mask and the account's home (when $HOME is another) become read-only
+  // (not recursive: the workspace bind, or a $HOME inside, stays as it is).
   if (!siblings.empty()) add(a, {"--remount-ro", siblings});
+  if (!facts.account_home.empty() && !path_within(facts.account_home, facts.home))
+    add(a, {"--remount-ro", facts.account_home});
   return plan;
 }
 

@@ -89,6 +89,8 @@ void gather_identity(const Config& config, const LaunchRequest& request, HostFac
   f.home = home_env && !home_env->empty() ? *home_env : (pw ? pw->pw_dir : "");
   std::string resolved_home = real_path(f.home);
   if (!resolved_home.empty()) f.home = resolved_home;
+  const std::string account = pw ? real_path(pw->pw_dir) : "";
+  if (!account.empty() && account != "/" && account != f.home) f.account_home = account;
 
   char cwd[PATH_MAX];
   f.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";

@@ -28,6 +28,9 @@ struct HostFacts {
   gid_t gid = 0;
   std::string user;
   std::string home;
+  // The account's own home (the password database's) when $HOME names another directory
+  // (`sudo -E`, a CI override): hidden too, so "" when it is the same, "/" or unknown.
+  std::string account_home;
   std::string cwd;
   std::string workspace;        // the chosen workspace, resolved (realpath); "" if it does not exist
   std::string workspace_asked;  // as given, for error messages

@@ -4,8 +4,9 @@
 
 namespace cordon {
 
-std::vector<ProtectedPath> protected_paths(const std::string& home, const std::string& libexec_dir,
-                                           const std::string& launcher_dir, const std::string& state_dir) {
+std::vector<ProtectedPath> protected_paths(const std::string& home, const std::string& account_home,
+                                           const std::string& libexec_dir, const std::string& launcher_dir,
+                                           const std::string& state_dir) {
   std::vector<ProtectedPath> out = {{"/", "the root directory", false}};
   // What the host runs and configures from; /var/lib holds every service's state (cordon's too).
   for (const char* tree : {"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
@@ -15,6 +16,7 @@ std::vector<ProtectedPath> protected_paths(const std::string& home, const std::s
   for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm"})
     out.push_back({shared, "a shared temporary directory", false});
   if (!home.empty()) out.push_back({home, "your home directory", false});
+  if (!account_home.empty()) out.push_back({account_home, "your account's home directory", false});
   if (!libexec_dir.empty()) out.push_back({libexec_dir, "cordon's helper directory", true});
   if (!launcher_dir.empty()) out.push_back({launcher_dir, "the directory of the cordon binary", true});
   if (!state_dir.empty()) out.push_back({state_dir, "cordon's state directory", true});

@@ -28,7 +28,8 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
                 "set HOME to an existing directory other than /");
   const std::string sessions = sessions_dir(f);
   const std::string state_dir = sessions.substr(0, sessions.rfind('/'));
-  const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.libexec_dir, f.launcher_dir, state_dir);
+  const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.account_home, f.libexec_dir,
+                                                                    f.launcher_dir, state_dir);
   if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
     throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
                 "use a project directory as the workspace (for example ~/src/app), not a system or shared "
@@ -70,6 +71,7 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.agent.home = profile.home;
   s.home.keep_read_only = config.home_keep_ro;
   s.home.path = f.home;
+  s.home.account_path = f.account_home;
   s.workspace = f.workspace;
   s.writable = writable;
   for (const auto& [name, value] : env) s.env_names.push_back(name);

@@ -119,6 +119,11 @@ const Weakening kWeakenings[] = {
        for (const char* dir : {"/run", "/run/user", "/run/secrets"}) remove_seq(p.argv, {"--tmpfs", dir});
      }},
     {"no-home-tmpfs", no_home_tmpfs},
+    {"no-account-home-tmpfs",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--tmpfs", p.intent.home.account_path});
+       remove_seq(p.argv, {"--remount-ro", p.intent.home.account_path});
+     }},
     {"no-masks", [](SandboxPlan& p) { remove_masks(p, [](const std::string&) { return true; }); }},
     {"no-gitconfig",
      [](SandboxPlan& p) {

@@ -12,9 +12,10 @@ namespace {
 SessionIntent full_intent(const std::string& odd) {
   SessionIntent s;
   s.config = {"/etc/cordon/" + odd, "/etc/cordon/cordon.toml", true};
-  s.agent = {"claude", {".claude", odd}, "/usr/local/bin/" + odd};
-  s.home = {"/home/" + odd, {".x\nwritable /", odd}};
+  s.agent = {"claude", {".claude", odd}, "/usr/local/bin/" + odd, {"--settings", odd}};
+  s.home = {"/home/" + odd, "/home/acct-" + odd, {".x\nwritable /", odd}};
   s.workspace = "/src/" + odd;
+  s.terminal = {"136:7", true, {"status", odd}};
   s.writable = {"/src/" + odd, "/var/cache/tool"};
   s.env_names = {"IS_SANDBOX", odd};
   s.libexec = "/usr/libexec/cordon";
@@ -34,8 +35,13 @@ void expect_same(const SessionIntent& a, const SessionIntent& b) {
   EXPECT_EQ(a.agent.name, b.agent.name);
   EXPECT_EQ(a.agent.home, b.agent.home);
   EXPECT_EQ(a.agent.binary, b.agent.binary);
+  EXPECT_EQ(a.agent.args, b.agent.args);
+  EXPECT_EQ(a.home.account_path, b.home.account_path);
   EXPECT_EQ(a.home.path, b.home.path);
   EXPECT_EQ(a.home.keep_read_only, b.home.keep_read_only);
+  EXPECT_EQ(a.terminal.operator_device, b.terminal.operator_device);
+  EXPECT_EQ(a.terminal.private_pty, b.terminal.private_pty);
+  EXPECT_EQ(a.terminal.pass, b.terminal.pass);
   EXPECT_EQ(a.workspace, b.workspace);
   EXPECT_EQ(a.writable, b.writable);
   EXPECT_EQ(a.env_names, b.env_names);

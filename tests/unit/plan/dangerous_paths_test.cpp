@@ -7,7 +7,7 @@ namespace cordon {
 namespace {
 
 const std::vector<ProtectedPath> kList =
-    protected_paths("/home/dev", "/usr/local/libexec/cordon", "/usr/local/bin", "/home/dev/.local/state/cordon");
+    protected_paths("/home/dev", "", "/usr/local/libexec/cordon", "/usr/local/bin", "/home/dev/.local/state/cordon");
 
 TEST(DangerousPaths, ProjectDirectoriesAreFine) {
   for (const char* ok : {"/home/dev/src/app", "/srv/projects/app", "/tmp/build-1", "/var/tmp/ws", "/opt/work",
@@ -31,7 +31,7 @@ TEST(DangerousPaths, SystemSharedHomeAndCordonPathsAreRefused) {
 }
 
 TEST(DangerousPaths, AHomeInsideASystemTreeStillHoldsProjects) {
-  auto list = protected_paths("/var/lib/jenkins", "/usr/lib/cordon", "/usr/bin", "/var/lib/jenkins/.local/state/cordon");
+  auto list = protected_paths("/var/lib/jenkins", "", "/usr/lib/cordon", "/usr/bin", "/var/lib/jenkins/.local/state/cordon");
   EXPECT_EQ(why_not_writable("/var/lib/jenkins/workspace/app", "/var/lib/jenkins", list), "");
   EXPECT_EQ(why_not_writable("/var/lib/jenkins", "/var/lib/jenkins", list), "lies in a system tree (/var/lib)");
   EXPECT_EQ(why_not_writable("/var/lib/docker", "/var/lib/jenkins", list), "lies in a system tree (/var/lib)");

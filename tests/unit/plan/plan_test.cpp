@@ -442,6 +442,40 @@ TEST(Plan, AgentArgsFollowTheAgentsProgramOnly) {
   EXPECT_TRUE(plan.intent.agent.args.empty());
 }
 
+// `sudo -E` or a CI override: $HOME is not the account's home. Both are hidden, the account's
+// first (a $HOME inside it goes on top), the session file names both, and neither may be the
+// workspace.
+TEST(Plan, AnAccountHomeOtherThanHomeIsHiddenToo) {
+  HostFacts f = sample_facts();
+  f.home = "/tmp/ci-home";
+  f.account_home = "/home/dev";
+  f.existing_paths.insert("/tmp/ci-home");
+  f.directories.insert("/tmp/ci-home");
+  LaunchRequest r;
+  r.command = {"bash"};
+  SandboxPlan plan = build_plan(no_jail(), f, r);
+  const size_t account = find_seq(plan.argv, {"--tmpfs", "/home/dev"});
+  const size_t home = find_seq(plan.argv, {"--tmpfs", "/tmp/ci-home"});
+  ASSERT_NE(account, std::string::npos);
+  ASSERT_NE(home, std::string::npos);
+  EXPECT_LT(account, home);
+  EXPECT_EQ(plan.intent.home.account_path, "/home/dev");
+  EXPECT_EQ(plan.intent.home.path, "/tmp/ci-home");
+  // A workspace under the account's home needs no siblings mask: its tmpfs hides them.
+  f.workspace = f.workspace_asked = f.cwd = "/home/dev/src/app";
+  f.existing_paths.insert(f.workspace);
+  f.directories.insert(f.workspace);
+  plan = build_plan(no_jail(), f, r);
+  EXPECT_EQ(find_seq(plan.argv, {"--tmpfs", "/home/dev/src"}), std::string::npos);
+  f.workspace = f.workspace_asked = f.cwd = "/home/dev";
+  try {
+    build_plan(no_jail(), f, r);
+    FAIL() << "planned the account's home as the workspace";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("your account's home directory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Plan, ShippedProfileRunsTheShimmedBinary) {
   HostFacts f = sample_facts();
   LaunchRequest r;
