@@ -699,6 +699,21 @@ TEST_P(BatteryAgent, Check21FailsForAWritableCopyInTheAgentsHome) {
   EXPECT_NE(named.detail("21").find("fakeagent (same name)"), std::string::npos) << named.dump();
 }
 
+// `--agent claude` without `cordon shim install`: the normal layout verifies clean (it was a
+// false FAIL naming the missing shim copy). The profile's missing home entries are made.
+TEST_P(Battery, Check21PassesForAShippedProfileWithoutAShim) {
+  HomeStateLock lock("claude-home");  // another test process may use the same user's Claude state
+  const std::string dir = who_.home + "/.claude", file = who_.home + "/.claude.json";
+  if (path_exists(dir) || path_exists(file)) GTEST_SKIP() << who_.home << " has a Claude Code state; not touching it";
+  BatteryRun r = in_cordon({"--agent", "claude"});
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::remove(file, ec);
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_NE(r.detail("21").find("profile claude runs no agent binary"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("03").find("profile claude"), std::string::npos) << r.dump();
+}
+
 TEST_P(BatteryAgent, Check21FailsForAnAgentBinaryInTheWorkspace) {
   std::string binary = workspace_ + "/tools/fakeagent";
   write_file(binary, "#!/bin/sh\necho ws agent\n", 0755);

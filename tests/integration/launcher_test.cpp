@@ -233,6 +233,7 @@ TEST_P(Launcher, WindowResizeReachesTheCommand) {
 // environment name passes), its missing entries made on the host in the shape the agent
 // expects and the user's, and what the first session wrote there is what the second finds.
 TEST_P(Launcher, TheCommandsNameChoosesTheProfileAndTheSecondSessionRemembersTheFirst) {
+  HomeStateLock lock("claude-home");  // another test process may use the same user's Claude state
   const std::string dir = who_.home + "/.claude", file = who_.home + "/.claude.json";
   if (path_exists(dir) || path_exists(file)) GTEST_SKIP() << who_.home << " has a Claude Code state; not touching it";
   struct Cleanup {

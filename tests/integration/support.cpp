@@ -6,6 +6,7 @@
 #include <pty.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -340,6 +341,15 @@ pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o
   ::dup2(null_fd, 1);
   ::dup2(null_fd, 2);
   become_and_exec(image, o);
+}
+
+HomeStateLock::HomeStateLock(const std::string& name) {
+  fd_ = ::open(("/run/lock/cordon-test-" + name + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+}
+
+HomeStateLock::~HomeStateLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 pid_t spawn_on_terminal(const std::vector<std::string>& argv, const RunOptions& o, int slave) {

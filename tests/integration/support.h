@@ -92,6 +92,19 @@ RunResult run_with_fixed_config(const std::string& fixed_path, const std::string
 // Returns its pid (or -1); stop_background() kills the group and reaps it.
 pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& options);
 void stop_background(pid_t pid);
+// Holds an exclusive lock named `name` (under /run/lock) while it lives: tests in parallel
+// processes that share a state of the test users' real homes (an agent's entries) take turns.
+class HomeStateLock {
+ public:
+  explicit HomeStateLock(const std::string& name);
+  ~HomeStateLock();
+  HomeStateLock(const HomeStateLock&) = delete;
+  HomeStateLock& operator=(const HomeStateLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // `argv` as the leader of a new session whose controlling terminal (and stdin, stdout,
 // stderr) is the pty `slave`; `options.env`, `cwd` and `as` apply. The caller waits for it.
 pid_t spawn_on_terminal(const std::vector<std::string>& argv, const RunOptions& options, int slave);

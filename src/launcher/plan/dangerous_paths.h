@@ -17,8 +17,9 @@ struct ProtectedPath {
 };
 
 // The system trees, the shared temporary directories, and the given host-specific paths.
-std::vector<ProtectedPath> protected_paths(const std::string& home, const std::string& account_home, const std::string& libexec_dir,
-                                           const std::string& launcher_dir, const std::string& state_dir);
+std::vector<ProtectedPath> protected_paths(const std::string& home, const std::string& account_home,
+                                           const std::string& libexec_dir, const std::string& launcher_dir,
+                                           const std::string& state_dir);
 
 // Why `path` (absolute, resolved) may not be bound read-write: "is ...", "contains ...",
 // "lies in ..."; "" when it may. A path inside `home` may lie in a system tree (a CI runner's

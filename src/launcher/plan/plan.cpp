@@ -76,7 +76,10 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.writable = writable;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
-  s.agent.binary = agent_binary(profile, f);
+  // A shipped profile's shim copy only when it is installed: `--agent claude` without a shim
+  // runs whatever the command names, and check 21 has no binary to hold to account.
+  const std::string binary = agent_binary(profile, f);
+  s.agent.binary = profile.binary.empty() && !f.exists(binary) ? "" : binary;
   s.host_namespaces = f.namespaces;
   return s;
 }

@@ -440,6 +440,8 @@ TEST(Plan, AgentArgsFollowTheAgentsProgramOnly) {
   plan = build_plan(no_jail(), f, r);
   EXPECT_EQ(plan.command, std::vector<std::string>{"bash"});
   EXPECT_TRUE(plan.intent.agent.args.empty());
+  // No shim installed: no binary for check 21 to expect.
+  EXPECT_EQ(plan.intent.agent.binary, "");
 }
 
 // `sudo -E` or a CI override: $HOME is not the account's home. Both are hidden, the account's
