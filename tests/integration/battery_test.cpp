@@ -736,11 +736,8 @@ TEST_P(Battery, Check22FailsWithoutTheSeccompFilter) {
 // `sudo -E` or a CI override: $HOME names another directory. The account's own home is a
 // tmpfs too, and 03 looks at both; without that tmpfs (test hook) 03 FAILs naming it.
 TEST_P(Battery, Check03HidesTheAccountsHomeWhenHomeIsElsewhere) {
-  const std::string other_home = outside_->path() + "/ci-home";
-  fs::create_directories(other_home);
-  chown_tree(other_home, who_.uid, who_.gid);
   RunOptions o;
-  o.env = base_env(who_, {{"HOME", other_home}});
+  o.env = env_with_other_home(who_, outside_->path() + "/ci-home");
   BatteryRun r = in_cordon({}, o);
   expect_failed(r, kOverrideBaseline);
   EXPECT_NE(r.detail("03").find("the account's home " + who_.home + " hidden too"), std::string::npos) << r.dump();

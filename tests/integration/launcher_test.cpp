@@ -291,11 +291,8 @@ TEST_P(Launcher, DroppedProxyAndAgentSettingsAreNamedOnATerminal) {
 
 // $HOME elsewhere (`sudo -E`, CI): the account's own home, and the canary in it, stay hidden.
 TEST_P(Launcher, AnotherHomeLeavesTheAccountsHomeHidden) {
-  const std::string other_home = outside_->path() + "/ci-home";
-  fs::create_directories(other_home);
-  chown_tree(other_home, who_.uid, who_.gid);
   RunOptions o;
-  o.env = base_env(who_, {{"HOME", other_home}});
+  o.env = env_with_other_home(who_, outside_->path() + "/ci-home");
   RunResult r = sh("cat " + canary_ + " 2>&1; echo entries: $(ls -A " + who_.home + ")", o);
   EXPECT_EQ(r.out.find("canary-secret"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No such file"), std::string::npos) << r.out;

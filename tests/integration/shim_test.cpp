@@ -29,8 +29,9 @@ class Shim : public ::testing::Test {
     agent_ = prefix_->path() + "/bin/fakeagent";
     write_file(agent_, "#!/bin/sh\necho \"fakeagent sandbox=${IS_SANDBOX:-no} args=$*\"\n", 0755);
     config_ = prefix_->path() + "/cordon.toml";
-    write_file(config_, "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
-                        "[agents.otheragent]\n");
+    write_file(config_,
+               "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
+               "[agents.otheragent]\n");
     // Not beside the prefix: the workspace's siblings are hidden inside the sandbox.
     projects_ = std::make_unique<TempDir>("/var/tmp/cordon-shim-projects-");
     workspace_ = projects_->path() + "/ws";
@@ -96,6 +97,49 @@ TEST_F(Shim, BinaryElsewhereIsLinkedAndUnlinked) {
   EXPECT_EQ(read_file(real), "#!/bin/sh\necho other\n");
 }
 
+// An agent found only on $PATH is shimmed. Doctor gives the shim a row: PASS while it is the
+// first of its name on PATH; WARN when an earlier PATH entry shadows it, or when an update
+// (an `npm install -g`) wrote over it, as `cordon run` on a terminal warns too.
+TEST_F(Shim, InstallSearchesPathAndShadowedOrReplacedShimsAreReported) {
+  const std::string npm_bin = prefix_->path() + "/npm-bin", shim = prefix_->path() + "/bin/otheragent";
+  write_file(npm_bin + "/otheragent", "#!/bin/sh\necho other\n", 0755);
+  RunOptions o = options_for(root_identity());
+  o.env["PATH"] = npm_bin + ":/usr/bin:/bin";
+  RunResult install = run({cordon_, "shim", "install", "--agent", "otheragent"}, o);
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  EXPECT_EQ(fs::read_symlink(prefix_->path() + "/libexec/cordon/agents/otheragent"), npm_bin + "/otheragent");
+  const std::vector<std::string> doctor = {cordon_, "--config", config_, "doctor"};
+  RunResult shadowed = run(doctor, o);
+  EXPECT_NE(shadowed.out.find("[WARN] shim otheragent"), std::string::npos) << shadowed.out;
+  EXPECT_NE(shadowed.out.find(npm_bin + "/otheragent comes before the shim " + shim), std::string::npos)
+      << shadowed.out;
+  o.env["PATH"] = prefix_->path() + "/bin:" + npm_bin + ":/usr/bin:/bin";
+  RunResult first = run(doctor, o);
+  EXPECT_NE(first.out.find("[PASS] shim otheragent"), std::string::npos) << first.out;
+  write_file(shim, "#!/bin/sh\necho new version, unsandboxed\n", 0755);
+  RunResult replaced = run(doctor, o);
+  EXPECT_NE(replaced.out.find(shim + " is no longer cordon's shim"), std::string::npos) << replaced.out;
+  o.on_pty = true;
+  RunResult launch = run({cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/true"}, o);
+  EXPECT_EQ(launch.exit_code, 0) << launch.out;
+  EXPECT_NE(launch.out.find("cordon: WARNING: " + shim + " is no longer cordon's shim"), std::string::npos)
+      << launch.out;
+  o.on_pty = false;
+  ASSERT_EQ(run({cordon_, "shim", "remove", "--agent", "otheragent"}, o).exit_code, 0);
+}
+
+// Every sandbox hides the homes: a binary in one could not run as a shimmed agent.
+TEST_F(Shim, ABinaryInAHomeIsRefused) {
+  TempDir in_home("/root/.cordon-shim-test-");
+  const std::string binary = in_home.path() + "/homeagent";
+  write_file(binary, "#!/bin/sh\necho home\n", 0755);
+  RunResult r = run({cordon_, "shim", "install", "--agent", "otheragent", "--binary", binary},
+                    options_for(root_identity()));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("lies in the home directory /root"), std::string::npos) << r.err;
+  EXPECT_FALSE(path_exists(prefix_->path() + "/bin/otheragent"));
+}
+
 TEST_F(Shim, NeedsRoot) {
   auto user = unprivileged_identity();
   ASSERT_TRUE(user);
@@ -104,6 +148,8 @@ TEST_F(Shim, NeedsRoot) {
   RunResult r = run({cordon_, "shim", "install", "--agent", "fakeagent", "--binary", agent_}, o);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("needs root"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run it as root"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("sudo"), std::string::npos) << r.err;
   EXPECT_EQ(read_file(agent_).find("cordon shim"), std::string::npos);
 }
 

@@ -78,15 +78,14 @@ std::string read_file(const std::string& path) {
 }
 
 bool path_exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
 void chown_tree(const std::string& path, uid_t uid, gid_t gid) {
   ::lchown(path.c_str(), uid, gid);
   if (!fs::is_directory(path)) return;
-  for (const auto& entry : fs::recursive_directory_iterator(path))
-    ::lchown(entry.path().c_str(), uid, gid);
+  for (const auto& entry : fs::recursive_directory_iterator(path)) ::lchown(entry.path().c_str(), uid, gid);
 }
 
 std::string stage_install(const std::string& prefix) {
@@ -104,11 +103,14 @@ std::string stage_install(const std::string& prefix) {
   return prefix + "/bin/cordon";
 }
 
-std::map<std::string, std::string> base_env(const Identity& who,
-                                            const std::map<std::string, std::string>& extra) {
-  std::map<std::string, std::string> env = {
-      {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", who.home}, {"USER", who.name},
-      {"LOGNAME", who.name}, {"TERM", "xterm"}, {"LANG", "C.UTF-8"}, {"CORDON_TEST_STATE_DIR", test_state_dir()}};
+std::map<std::string, std::string> base_env(const Identity& who, const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                            {"HOME", who.home},
+                                            {"USER", who.name},
+                                            {"LOGNAME", who.name},
+                                            {"TERM", "xterm"},
+                                            {"LANG", "C.UTF-8"},
+                                            {"CORDON_TEST_STATE_DIR", test_state_dir()}};
   for (const auto& [k, v] : extra) env[k] = v;
   return env;
 }
@@ -131,7 +133,8 @@ const std::string& test_state_dir() {
     std::atexit([] {
       std::error_code ec;
       fs::remove_all(test_state_dir(), ec);
-      if (ec) std::fprintf(stderr, "test state dir %s not removed: %s\n", test_state_dir().c_str(), ec.message().c_str());
+      if (ec)
+        std::fprintf(stderr, "test state dir %s not removed: %s\n", test_state_dir().c_str(), ec.message().c_str());
     });
     return path;
   }();
@@ -141,7 +144,9 @@ const std::string& test_state_dir() {
 // Shell commands the tests run (networld, wrappers, installs) inherit it as well.
 const bool kStateDirExported = [] { return ::setenv("CORDON_TEST_STATE_DIR", test_state_dir().c_str(), 1) == 0; }();
 
-std::string sessions_dir_of(const Identity& who) { return test_state_dir() + "/" + std::to_string(who.uid) + "/sessions"; }
+std::string sessions_dir_of(const Identity& who) {
+  return test_state_dir() + "/" + std::to_string(who.uid) + "/sessions";
+}
 
 std::set<std::string> session_records(const Identity& who, const std::string& workspace) {
   std::set<std::string> out;
@@ -185,8 +190,9 @@ RunResult run_with_fixed_config(const std::string& fixed_path, const std::string
   const std::string script =
       "set -e; mount -t overlay overlay -o \"lowerdir=$1,upperdir=$2/upper,workdir=$2/work\" \"$1\"; "
       "mkdir -p \"$3\"; cp \"$4\" \"$5\"; chmod 0644 \"$5\"; shift 5; exec \"$@\"";
-  std::vector<std::string> full = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script,
-                                   "sh", anchor, scratch.path(), dir, staged, fixed_path};
+  std::vector<std::string> full = {
+      "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", anchor,
+      scratch.path(),     dir,  staged,          fixed_path};
   if (o.as) {
     for (auto& word : setpriv_as(*o.as)) full.push_back(word);
     o.as.reset();
@@ -279,8 +285,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
   std::vector<pollfd> fds;
   int read_fds[2] = {o.on_pty ? master : out_pipe[0], o.on_pty ? -1 : err_pipe[0]};
   for (;;) {
-    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - start).count();
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+                       .count();
     if (!signalled && o.signal_after_ms >= 0 && elapsed >= o.signal_after_ms) {
       ::kill(pid, o.signal);
       signalled = true;
@@ -341,6 +347,12 @@ pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& o
   ::dup2(null_fd, 1);
   ::dup2(null_fd, 2);
   become_and_exec(image, o);
+}
+
+std::map<std::string, std::string> env_with_other_home(const Identity& who, const std::string& dir) {
+  fs::create_directories(dir);
+  chown_tree(dir, who.uid, who.gid);
+  return base_env(who, {{"HOME", dir}});
 }
 
 HomeStateLock::HomeStateLock(const std::string& name) {

@@ -48,11 +48,11 @@ std::optional<Identity> identity_for(Who who);
 struct RunOptions {
   std::map<std::string, std::string> env;  // the whole environment
   std::string cwd = "/";
-  std::optional<Identity> as;              // switch to this user before exec (needs root)
-  bool on_pty = false;                     // stdin/stdout/stderr on a new pty as controlling tty
+  std::optional<Identity> as;  // switch to this user before exec (needs root)
+  bool on_pty = false;         // stdin/stdout/stderr on a new pty as controlling tty
   unsigned short pty_rows = 0, pty_cols = 0;
-  int timeout_ms = 60000;                  // bounded: the process group is killed after this
-  int signal_after_ms = -1;                // if >= 0, send `signal` to the process after this delay
+  int timeout_ms = 60000;    // bounded: the process group is killed after this
+  int signal_after_ms = -1;  // if >= 0, send `signal` to the process after this delay
   int signal = 0;
   std::string stdin_text;
   // On a pty: after `pty_after_ms`, type `pty_input` and/or resize the window.
@@ -64,7 +64,7 @@ struct RunOptions {
 struct RunResult {
   int exit_code = -1;  // 128+N for signal N
   bool timed_out = false;
-  std::string out;     // stdout (+ everything, on a pty)
+  std::string out;  // stdout (+ everything, on a pty)
   std::string err;
 };
 
@@ -92,6 +92,9 @@ RunResult run_with_fixed_config(const std::string& fixed_path, const std::string
 // Returns its pid (or -1); stop_background() kills the group and reaps it.
 pid_t spawn_background(const std::vector<std::string>& argv, const RunOptions& options);
 void stop_background(pid_t pid);
+// base_env(who) with HOME set to `dir`, made and owned by `who` (`sudo -E`, a CI override).
+std::map<std::string, std::string> env_with_other_home(const Identity& who, const std::string& dir);
+
 // Holds an exclusive lock named `name` (under /run/lock) while it lives: tests in parallel
 // processes that share a state of the test users' real homes (an agent's entries) take turns.
 class HomeStateLock {
@@ -128,7 +131,6 @@ std::set<std::string> session_records(const Identity& who, const std::string& wo
 std::vector<Json> record_lines(const std::string& path);
 
 // A minimal environment for launching cordon as `who`, plus `extra`.
-std::map<std::string, std::string> base_env(const Identity& who,
-                                            const std::map<std::string, std::string>& extra = {});
+std::map<std::string, std::string> base_env(const Identity& who, const std::map<std::string, std::string>& extra = {});
 
 }  // namespace cordon::testing

@@ -1,7 +1,10 @@
 #include "launcher/cli/cli.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +24,16 @@
 
 namespace cordon {
 namespace {
+
+// On a terminal, where a person reads it: a shim that no longer catches its agent's name
+// (typing the name would run the agent unsandboxed).
+void warn_about_shims() {
+  if (!::isatty(2)) return;
+  const char* path = std::getenv("PATH");
+  for (const ShimHealth& h : shim_health(default_shim_paths(), path ? path : ""))
+    if (std::string problem = shim_problem(h); !problem.empty())
+      std::fprintf(stderr, "cordon: WARNING: %s\n", problem.c_str());
+}
 
 // Which of the session options a subcommand takes.
 struct OptionSet {
@@ -202,6 +215,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   // leaving cgroups, pasta or bait behind; the sandbox still receives it.
   blocked.emplace();
   if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_deep);
+  warn_about_shims();
   return launch_session(config, c.run);
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
+#include "launcher/commands/shim.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/jail/tun_device.h"
@@ -185,6 +187,19 @@ DoctorRow configuration_row(const Config& config, const std::string& problem) {
           config.file_found ? config.source_path + " is valid" : config.source_path + " absent: built-in defaults", ""};
 }
 
+// One row per installed shim: does typing the agent's name (with this PATH) run it?
+void check_shims(std::vector<DoctorRow>& rows) {
+  const char* path = std::getenv("PATH");
+  for (const ShimHealth& h : shim_health(default_shim_paths(), path ? path : "")) {
+    const std::string problem = shim_problem(h);
+    if (problem.empty())
+      rows.push_back({DoctorStatus::Pass, "shim " + h.agent, h.shim + " is the first " + h.agent + " on PATH", ""});
+    else
+      rows.push_back({DoctorStatus::Warn, "shim " + h.agent, problem.substr(0, problem.find(':')),
+                      problem.substr(problem.find(':') + 2)});
+  }
+}
+
 const char* label(DoctorStatus s) {
   return s == DoctorStatus::Pass ? "PASS" : s == DoctorStatus::Warn ? "WARN" : "FAIL";
 }
@@ -201,6 +216,7 @@ std::vector<DoctorRow> run_doctor(const Config& config, const std::string& confi
   check_landlock(rows);
   check_cgroup_budgets(config, rows);
   check_crashed_sessions(config, rows);
+  check_shims(rows);
   return rows;
 }
 

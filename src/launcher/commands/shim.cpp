@@ -1,16 +1,20 @@
 #include "launcher/commands/shim.h"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/paths.h"
 #include "common/text.h"
 #include "launcher/inputs/paths.h"
 
@@ -31,7 +35,7 @@ void check_name(const std::string& agent) {
 
 void require_root(const char* what) {
   if (::geteuid() != 0)
-    throw Error(std::string("cordon shim ") + what + " changes system directories and needs root", "run it with sudo");
+    throw Error(std::string("cordon shim ") + what + " changes system directories and needs root", "run it as root");
 }
 
 // Atomic file write with `mode`.
@@ -77,8 +81,73 @@ ShimPaths default_shim_paths() {
   return p;
 }
 
-std::vector<std::string> agent_search_dirs(const ShimPaths& paths) {
-  return {paths.shim_dir, "/usr/local/bin", "/usr/bin", "/opt/bin"};
+namespace {
+
+std::vector<std::string> path_entries(const std::string& path_env) {
+  std::vector<std::string> out;
+  std::stringstream parts(path_env);
+  std::string dir;
+  while (std::getline(parts, dir, ':'))
+    if (!dir.empty() && dir[0] == '/') out.push_back(dir);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> agent_search_dirs(const ShimPaths& paths, const std::string& path_env) {
+  std::vector<std::string> dirs = {paths.shim_dir};
+  for (const auto& dir : path_entries(path_env)) dirs.push_back(dir);
+  for (const char* fixed : {"/usr/local/bin", "/usr/bin", "/opt/bin"}) dirs.emplace_back(fixed);
+  return dirs;
+}
+
+std::string home_containing(const std::string& path) {
+  const std::string real = real_path(path).empty() ? path : real_path(path);
+  std::vector<std::string> homes = {"/root", "/home"};
+  ::setpwent();
+  while (const passwd* pw = ::getpwent())
+    if (pw->pw_dir && std::string(pw->pw_dir) != "/" && pw->pw_dir[0] == '/') homes.emplace_back(pw->pw_dir);
+  ::endpwent();
+  for (const auto& home : homes)
+    if (path_within(real, home)) return home;
+  return "";
+}
+
+std::vector<ShimHealth> shim_health(const ShimPaths& paths, const std::string& path_env) {
+  std::vector<ShimHealth> out;
+  DIR* dir = ::opendir(paths.agents_dir.c_str());
+  if (!dir) return out;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".shim") != 0) continue;
+    auto record = read_record(paths.agents_dir + "/" + name);
+    ShimHealth h;
+    h.agent = record["agent"];
+    h.shim = record["shim"];
+    h.replaced = !is_shim(h.shim, h.agent);
+    for (const auto& d : path_entries(path_env)) {
+      const std::string candidate = d + "/" + h.agent;
+      if (::access(candidate.c_str(), X_OK) != 0) continue;
+      if (real_path(candidate) != real_path(h.shim)) h.shadowed_by = candidate;
+      break;
+    }
+    out.push_back(h);
+  }
+  ::closedir(dir);
+  std::sort(out.begin(), out.end(), [](const ShimHealth& a, const ShimHealth& b) { return a.agent < b.agent; });
+  return out;
+}
+
+std::string shim_problem(const ShimHealth& h) {
+  const std::string redo = "run as root: cordon shim remove --agent " + h.agent + " && cordon shim install --agent " +
+                           h.agent;
+  if (h.replaced)
+    return h.shim + " is no longer cordon's shim (an update reinstalled " + h.agent + " there?): typing " + h.agent +
+           " runs it unsandboxed; " + redo;
+  if (!h.shadowed_by.empty())
+    return h.shadowed_by + " comes before the shim " + h.shim + " on PATH: typing " + h.agent +
+           " runs it unsandboxed; remove it, put " + h.shim.substr(0, h.shim.rfind('/')) + " first on PATH, or " + redo;
+  return "";
 }
 
 std::string render_shim(const std::string& agent, const ShimPaths& paths) {
@@ -110,8 +179,9 @@ void shim_install(const std::string& agent, const std::string& binary, const Shi
                 "see `cordon shim status`; `cordon shim remove --agent " + agent + "` undoes it");
 
   std::string original = binary;
+  const char* path_env = std::getenv("PATH");
   if (original.empty())
-    for (const auto& dir : agent_search_dirs(paths))
+    for (const auto& dir : agent_search_dirs(paths, path_env ? path_env : ""))
       if (::access((dir + "/" + agent).c_str(), X_OK) == 0) {
         original = dir + "/" + agent;
         break;
@@ -120,6 +190,12 @@ void shim_install(const std::string& agent, const std::string& binary, const Shi
     throw Error("no executable " + agent + " found" + (binary.empty() ? " in the usual places" : " at " + binary),
                 "install the agent first, or pass --binary /absolute/path/to/" + agent);
   if (is_shim(original, agent)) throw Error(original + " is already a cordon shim", "see `cordon shim status`");
+  if (std::string home = home_containing(original); !home.empty())
+    throw Error(original + " lies in the home directory " + home +
+                    ", which every sandbox hides: the shimmed agent could not run there",
+                "install " + agent +
+                    " system-wide (e.g. npm install -g with the prefix /usr/local) and shim that, "
+                    "or pass --binary with a copy outside any home");
 
   if (::mkdir(paths.agents_dir.c_str(), 0755) != 0 && errno != EEXIST)
     throw Error(errno_text("creating " + paths.agents_dir, errno));

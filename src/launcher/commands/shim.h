@@ -17,8 +17,25 @@ struct ShimPaths {
 
 ShimPaths default_shim_paths();
 
-// Where a real agent binary is looked for when --binary is not given (fixed, no $PATH).
-std::vector<std::string> agent_search_dirs(const ShimPaths& paths);
+// Where a real agent binary is looked for when --binary is not given: the shim directory,
+// then each absolute entry of `path_env` ($PATH), then /usr/local/bin, /usr/bin, /opt/bin.
+std::vector<std::string> agent_search_dirs(const ShimPaths& paths, const std::string& path_env = "");
+
+// The home directory `path` lies in (a user's home from the password database, /root, or
+// /home), or "": a binary there cannot be shimmed, since every sandbox hides the homes.
+std::string home_containing(const std::string& path);
+
+// Whether typing an agent's name still runs its shim.
+struct ShimHealth {
+  std::string agent;
+  std::string shim;         // where the shim was installed
+  bool replaced = false;    // the file there is no longer cordon's shim (an `npm install -g` over it)
+  std::string shadowed_by;  // an executable of the same name earlier on `path_env`, or ""
+};
+// Every installed shim, judged against `path_env`.
+std::vector<ShimHealth> shim_health(const ShimPaths& paths, const std::string& path_env);
+// What is wrong with `h` and how to fix it; "" when typing the name runs the shim.
+std::string shim_problem(const ShimHealth& h);
 
 // The shim script for `agent` (pure).
 std::string render_shim(const std::string& agent, const ShimPaths& paths);

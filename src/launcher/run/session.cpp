@@ -41,9 +41,11 @@ std::string sandbox_path(const EnvList& env) {
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
   check_command_runnable(plan.command.at(0), sandbox_path(plan.env));
   tidy_records(config, facts);
-  // Names only, never values; on a terminal, where a person reads it.
+  // On a terminal, where a person reads it: the configuration variables left out (names
+  // only, never values).
+  if (!::isatty(2)) return;
   std::vector<std::string> dropped = dropped_configuration_names(facts, plan.env);
-  if (!dropped.empty() && ::isatty(2)) {
+  if (!dropped.empty()) {
     std::string names;
     for (const auto& name : dropped) names += (names.empty() ? "" : ", ") + name;
     std::fprintf(stderr, "cordon: not passed into the sandbox: %s (to pass one, add it to [environment] allow in %s)\n",
