@@ -1,28 +1,15 @@
 // Terminal isolation (28): no terminal the sandbox holds is the operator's. The launcher
 // names its own terminal in the session file; from inside, each standard stream and the
 // controlling terminal (/dev/tty, whose real device TIOCGDEV reports) is compared against it.
-#include <fcntl.h>
-#include <sys/ioctl.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <string>
 
 #include "battery/check.h"
 #include "common/tty_device.h"
-#include "common/unique_fd.h"
 
 namespace cordon::battery {
 namespace {
-
-// The controlling terminal's real device, decoded from the kernel's encoding; nullopt when
-// the process has none.
-std::optional<dev_t> controlling_terminal() {
-  UniqueFd tty(::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
-  unsigned int encoded = 0;
-  if (!tty.valid() || ::ioctl(tty.get(), TIOCGDEV, &encoded) != 0) return std::nullopt;
-  return makedev((encoded >> 8) & 0xfffU, (encoded & 0xffU) | ((encoded >> 12) & 0xfff00U));
-}
 
 // "fd 1" / "the controlling terminal" holding the operator's terminal; "" when none does.
 std::string holder_of(const std::string& operator_device, std::string& seen) {
@@ -33,7 +20,7 @@ std::string holder_of(const std::string& operator_device, std::string& seen) {
     seen += (seen.empty() ? "" : ", ") + ("fd " + std::to_string(fd) + " " + device_name(*device));
     if (device_name(*device) == operator_device && holder.empty()) holder = "fd " + std::to_string(fd);
   }
-  if (auto ctty = controlling_terminal()) {
+  if (auto ctty = controlling_terminal_device()) {
     seen += (seen.empty() ? "" : ", ") + ("controlling " + device_name(*ctty));
     if (device_name(*ctty) == operator_device && holder.empty()) holder = "the controlling terminal";
   }
@@ -58,7 +45,7 @@ Outcome check_private_terminal(const Context& c) {
                 "none: private terminal disabled by configuration");
   const std::string holder = holder_of(t.operator_device, seen);
   if (!holder.empty()) return fail(holder + " is the operator's terminal " + t.operator_device + " (" + seen + ")");
-  if (!controlling_terminal())
+  if (!controlling_terminal_device())
     return fail("no controlling terminal: the session's private pty is missing (" + (seen.empty() ? "none" : seen) +
                 ")");
   return pass("the session's terminals are its own (" + seen + "); the operator's " + t.operator_device +

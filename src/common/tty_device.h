@@ -16,4 +16,8 @@ std::string device_name(dev_t device);
 // The device behind `fd` when it is a terminal (isatty and a character device); nullopt otherwise.
 std::optional<dev_t> terminal_device(int fd);
 
+// The real device of this process's controlling terminal (TIOCGDEV through /dev/tty, whose own
+// node is 5:0), decoded from the kernel's encoding; nullopt when the process has none.
+std::optional<dev_t> controlling_terminal_device();
+
 }  // namespace cordon

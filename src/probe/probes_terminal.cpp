@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,14 +121,6 @@ void probe_tioclinux(const Context&, Tally& tally) {
                       (errno == EPERM ? "" : " (not a virtual console)"));
     }
   }
-}
-
-// The real device of the controlling terminal (TIOCGDEV through /dev/tty), if there is one.
-std::optional<dev_t> controlling_terminal_device() {
-  UniqueFd tty(::open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
-  unsigned int encoded = 0;
-  if (!tty.valid() || ::ioctl(tty.get(), TIOCGDEV, &encoded) != 0) return std::nullopt;
-  return makedev((encoded >> 8) & 0xfffU, (encoded & 0xffU) | ((encoded >> 12) & 0xfff00U));
 }
 
 // Every descriptor this process holds that is the terminal `device`.

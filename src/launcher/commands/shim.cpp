@@ -71,6 +71,22 @@ std::map<std::string, std::string> read_record(const std::string& path) {
   return out;
 }
 
+// Every installed shim's record, in the order of their file names.
+std::vector<std::map<std::string, std::string>> shim_records(const ShimPaths& paths) {
+  std::vector<std::string> names;
+  if (DIR* dir = ::opendir(paths.agents_dir.c_str())) {
+    while (dirent* e = ::readdir(dir)) {
+      const std::string name = e->d_name;
+      if (name.size() >= 6 && name.compare(name.size() - 5, 5, ".shim") == 0) names.push_back(name);
+    }
+    ::closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::map<std::string, std::string>> out;
+  for (const auto& name : names) out.push_back(read_record(paths.agents_dir + "/" + name));
+  return out;
+}
+
 }  // namespace
 
 ShimPaths default_shim_paths() {
@@ -115,12 +131,7 @@ std::string home_containing(const std::string& path) {
 
 std::vector<ShimHealth> shim_health(const ShimPaths& paths, const std::string& path_env) {
   std::vector<ShimHealth> out;
-  DIR* dir = ::opendir(paths.agents_dir.c_str());
-  if (!dir) return out;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".shim") != 0) continue;
-    auto record = read_record(paths.agents_dir + "/" + name);
+  for (auto& record : shim_records(paths)) {
     ShimHealth h;
     h.agent = record["agent"];
     h.shim = record["shim"];
@@ -133,7 +144,6 @@ std::vector<ShimHealth> shim_health(const ShimPaths& paths, const std::string& p
     }
     out.push_back(h);
   }
-  ::closedir(dir);
   std::sort(out.begin(), out.end(), [](const ShimHealth& a, const ShimHealth& b) { return a.agent < b.agent; });
   return out;
 }
@@ -246,20 +256,13 @@ void shim_remove(const std::string& agent, const ShimPaths& paths) {
 
 std::string shim_status(const ShimPaths& paths) {
   std::string out;
-  DIR* dir = ::opendir(paths.agents_dir.c_str());
-  if (dir) {
-    while (dirent* e = ::readdir(dir)) {
-      std::string name = e->d_name;
-      if (name.size() < 6 || name.compare(name.size() - 5, 5, ".shim") != 0) continue;
-      auto record = read_record(paths.agents_dir + "/" + name);
-      std::string agent = record["agent"];
-      bool intact = is_shim(record["shim"], agent);
-      bool real_ok = ::access((paths.agents_dir + "/" + agent).c_str(), X_OK) == 0;
-      out += "  " + agent + ": shim " + record["shim"] + (intact ? "" : " (MISSING or replaced)") + " -> real " +
-             paths.agents_dir + "/" + agent + (real_ok ? "" : " (MISSING)") + " [" + record["mode"] + " from " +
-             record["original"] + "]\n";
-    }
-    ::closedir(dir);
+  for (auto& record : shim_records(paths)) {
+    std::string agent = record["agent"];
+    bool intact = is_shim(record["shim"], agent);
+    bool real_ok = ::access((paths.agents_dir + "/" + agent).c_str(), X_OK) == 0;
+    out += "  " + agent + ": shim " + record["shim"] + (intact ? "" : " (MISSING or replaced)") + " -> real " +
+           paths.agents_dir + "/" + agent + (real_ok ? "" : " (MISSING)") + " [" + record["mode"] + " from " +
+           record["original"] + "]\n";
   }
   return out.empty() ? "no agents are shimmed\n" : "shimmed agents:\n" + out;
 }

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,9 +20,6 @@ PrivatePty::PrivatePty(const termios& settings, const winsize& size) {
   // The peer through the master itself: no path lookup in /dev/pts that could be raced.
   slave_ = UniqueFd(::ioctl(master_.get(), TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!slave_.valid()) throw Error(errno_text("opening the sandbox's pty (TIOCGPTPEER)", errno), fix);
-  struct stat st {};
-  if (::fstat(slave_.get(), &st) != 0) throw Error(errno_text("fstat of the sandbox's pty", errno), fix);
-  slave_device_ = st.st_rdev;
   ::tcsetattr(slave_.get(), TCSANOW, &settings);
   set_size(size);
   null_ = UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC));

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <sys/ioctl.h>
-#include <sys/types.h>
 #include <termios.h>
 
 #include "common/unique_fd.h"
@@ -21,7 +20,6 @@ class PrivatePty {
   int master() const { return master_.get(); }
   int slave() const { return slave_.get(); }
   int null() const { return null_.get(); }
-  dev_t slave_device() const { return slave_device_; }
   void set_size(const winsize& size) const;  // the kernel sends SIGWINCH to the sandbox's foreground group
   // After the fork: every process of the session holds the slave; once they are all gone the
   // master reads EIO, which is how the relay knows the sandbox's last output has arrived.
@@ -30,7 +28,6 @@ class PrivatePty {
  private:
   UniqueFd master_, slave_;
   UniqueFd null_;  // /dev/null, for a terminal stdin whose keystrokes are not relayed
-  dev_t slave_device_ = 0;
 };
 
 // In the launcher's forked child, before anything else: a new session with the slave as its

@@ -28,7 +28,6 @@ class TerminalKeeper {
 
   // The modes on now (output_filter.h TerminalMode bits), for a restore after the launcher's death.
   void set_modes(uint32_t modes) { shared_->store(modes, std::memory_order_relaxed); }
-  pid_t pid() const { return pid_; }
   // The launcher restored the terminal: the keeper exits without writing; reaped here.
   void dismiss();
 
