@@ -83,6 +83,7 @@ std::vector<std::map<std::string, std::string>> shim_records(const ShimPaths& pa
   }
   std::sort(names.begin(), names.end());
   std::vector<std::map<std::string, std::string>> out;
+  out.reserve(names.size());
   for (const auto& name : names) out.push_back(read_record(paths.agents_dir + "/" + name));
   return out;
 }
