@@ -72,6 +72,7 @@ bool fresh_kind(const Mount& m) {
 bool cordon_tmpfs_point(const Context& c, const std::string& point) {
   for (const char* p : {"/tmp", "/run", "/run/user", "/run/secrets", "/run/cordon", "/dev"})
     if (point == p) return true;
+  if (point == "/var/tmp" && c.session && c.session->filesystem.view == "system") return true;
   return point == c.home;
 }
 

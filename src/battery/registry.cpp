@@ -25,7 +25,7 @@ const std::vector<CheckSpec>& all_checks() {
       {"15", "$HOME/.Xauthority empty", "credential_isolation", "empty read-only file bound over it", check_xauthority},
       {"16", "curated git config", "configuration_integrity",
        "GIT_CONFIG_GLOBAL=/run/cordon/gitconfig (read-only), GIT_CONFIG_SYSTEM=/dev/null", check_gitconfig},
-      {"17", "writable set", "filesystem_confinement", "bwrap --ro-bind / / + --bind workspace", check_writable_set},
+      {"17", "writable set", "filesystem_confinement", "read-only system view + --bind-fd workspace", check_writable_set},
       {"18", "configuration read-only", "configuration_integrity", "fixed config path + read-only binds",
        check_config_readonly},
       {"19", "egress jail routes", "egress_confinement", "blackhole/unreachable routes in a private netns",
@@ -47,6 +47,8 @@ const std::vector<CheckSpec>& all_checks() {
       {"28", "private terminal", "terminal_isolation",
        "a new pty as the session's controlling terminal, relayed through cordon's output filter",
        check_private_terminal},
+      {"30", "unrelated host data absent", "filesystem_confinement",
+       "an allow-listed root: /usr, /etc (masked), /sys, [filesystem] read; tmpfs for the rest", check_system_view},
   };
   return checks;
 }

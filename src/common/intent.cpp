@@ -89,6 +89,9 @@ Json intent_json(const SessionIntent& s) {
                  {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
   out["workspace"] = bytes_json(s.workspace);
   out["writable"] = bytes_array_json(s.writable);
+  out["filesystem"] = {{"view", bytes_json(s.filesystem.view)},
+                       {"read", bytes_array_json(s.filesystem.read)},
+                       {"private_masked", bytes_array_json(s.filesystem.private_masked)}};
   out["env_names"] = bytes_array_json(s.env_names);
   out["libexec"] = bytes_json(s.libexec);
   out["host_namespaces"] = map_json(s.host_namespaces);
@@ -112,6 +115,10 @@ SessionIntent intent_from_json(const Json& d) {
             string_array_member(home, "keep_read_only")};
   s.workspace = string_member(d, "workspace");
   s.writable = string_array_member(d, "writable");
+  const Json filesystem = member(d, "filesystem");
+  s.filesystem = {string_member(filesystem, "view"), string_array_member(filesystem, "read"),
+                  string_array_member(filesystem, "private_masked")};
+  if (s.filesystem.view.empty()) s.filesystem.view = "host";  // a session file from before the view
   s.env_names = string_array_member(d, "env_names");
   s.libexec = string_member(d, "libexec");
   s.host_namespaces = map_from_json(d, "host_namespaces");

@@ -66,12 +66,20 @@ struct TerminalIntent {
   std::vector<std::string> pass;  // the filter's classes let through ([terminal] pass)
 };
 
+// What of the host's filesystem the sandbox sees besides the workspace and the home entries.
+struct FilesystemIntent {
+  std::string view = "system";    // "system" (allow-listed roots) or "host" (the whole root, weaker)
+  std::vector<std::string> read;  // [filesystem] read: host paths added read-only
+  std::vector<std::string> private_masked;  // root-only entries of /etc masked (a root launch)
+};
+
 struct SessionIntent {
   ConfigIntent config;
   AgentIntent agent;
   HomeIntent home;
   std::string workspace;
   std::vector<std::string> writable;   // host paths bound read-write
+  FilesystemIntent filesystem;
   std::vector<std::string> env_names;  // names the launcher passed in
   std::string libexec;
   std::map<std::string, std::string> host_namespaces;  // "pid" -> "pid:[4026531836]"

@@ -245,7 +245,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 28u);
+  EXPECT_EQ(r.rows.size(), 29u);
   EXPECT_EQ(r.detail("27"), "core=0") << r.dump();  // the one budget every session has
   // Nothing fell back: the session file was there.
   for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
@@ -477,7 +477,8 @@ TEST_P(Battery, Check14FailsForAnUnmaskedNetrc) {
   EXPECT_FALSE(masked.fails("14")) << masked.dump();  // control: the mask wins over the keep
   BatteryRun r = in_cordon({"--test-weaken", "no-masks"}, {}, config);
   // Without masks root also reads /etc/shadow (26); the unprivileged user cannot.
-  expect_failed(r, root() ? with(kOverrideBaseline, {"14", "26"}) : with(kOverrideBaseline, {"14"}));
+  // As root the unmasked /etc/shadow is also a root-only file readable (check 30).
+  expect_failed(r, root() ? with(kOverrideBaseline, {"14", "26", "30"}) : with(kOverrideBaseline, {"14"}));
   EXPECT_NE(r.detail("14").find("the host's file is visible"), std::string::npos) << r.dump();
 }
 
@@ -486,7 +487,7 @@ TEST_P(Battery, Check15FailsForAnUnmaskedXauthority) {
   if (!xauth.present()) GTEST_SKIP() << who_.home << "/.Xauthority exists on this host; not touching it";
   std::string config = write_config("xauth.toml", std::string(kNoJail) + "[home]\nkeep = [\".Xauthority\"]\n");
   BatteryRun r = in_cordon({"--test-weaken", "no-masks"}, {}, config);
-  expect_failed(r, root() ? with(kOverrideBaseline, {"15", "26"}) : with(kOverrideBaseline, {"15"}));
+  expect_failed(r, root() ? with(kOverrideBaseline, {"15", "26", "30"}) : with(kOverrideBaseline, {"15"}));
   EXPECT_NE(r.detail("15").find(".Xauthority holds"), std::string::npos) << r.dump();
 }
 
@@ -837,7 +838,7 @@ TEST_P(Battery, Check24NamesAHostListenerInASharedNetworkNamespace) {
 TEST_P(Battery, Check26FailsWithoutMasksAsRoot) {
   BatteryRun r = in_cordon({"--test-weaken", "no-masks"});
   if (root()) {
-    expect_failed(r, with(kOverrideBaseline, {"26"}));
+    expect_failed(r, with(kOverrideBaseline, {"26", "30"}));
     EXPECT_NE(r.detail("26").find("/etc/shadow"), std::string::npos) << r.dump();
   } else {
     // The unprivileged user cannot read them anyway: the property holds without the mask.
@@ -861,8 +862,9 @@ TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
   EXPECT_TRUE(r.doc["profile"].is_null());
   // What a bare bwrap lacks: the sentinel, the git config, a filter; it allows nested userns;
   // root can read /etc/shadow.
-  expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26"}
-                          : std::set<std::string>{"01", "16", "22", "23"});
+  // Check 30 needs the session file to know the intended view.
+  expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26", "30"}
+                          : std::set<std::string>{"01", "16", "22", "23", "30"});
   // Checks that compare with the launcher's intent say they fell back.
   for (const char* id : {"03", "04", "07", "08", "09", "17", "18", "19", "20", "21", "24", "27"})
     EXPECT_NE(r.detail(id).find("no session file"), std::string::npos) << id << "\n" << r.dump();
@@ -925,7 +927,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 28 checks");
+  EXPECT_EQ(line, "cordon-battery: 29 checks");
   const std::regex row(R"(  \[(PASS|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
@@ -961,7 +963,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 28u);
+  EXPECT_EQ(checks.size(), 29u);
   int pass = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",

@@ -249,6 +249,8 @@ TEST_P(Launcher, TheCommandsNameChoosesTheProfileAndTheSecondSessionRemembersThe
              "#!/bin/sh\necho key=$ANTHROPIC_API_KEY base=$ANTHROPIC_BASE_URL\ncat ~/.claude.json\n"
              "cat ~/.claude/note 2>/dev/null\necho remembered > ~/.claude/note\n",
              0755);
+  // The fake agent lives outside the system view: the configuration adds its directory.
+  write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + outside_->path() + "/bin\"]\n");
   RunOptions o;
   o.env = base_env(who_, {{"ANTHROPIC_API_KEY", "sk-test"}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"}});
   RunResult first = sandbox({agent}, o);

@@ -227,14 +227,20 @@ int refusal_status(const Commands& c, int status) {
 
 }  // namespace
 
+#ifdef CORDON_TEST_HOOKS
+constexpr bool kTestBuild = true;
+#else
+constexpr bool kTestBuild = false;
+#endif
+
 int cli_main(int argc, char** argv) {
   CLI::App app{"cordon: run coding agents in an enforced, tested sandbox"};
   app.set_version_flag("--version", std::string("cordon ") + build::kVersion);
   app.require_subcommand(1);
   Commands c;
   app.add_option("--config", c.config_path,
-                 std::string("Configuration file (default and only production path: ") + build::kConfigPath +
-                     "; another path is recorded in the session and battery check 18 reports it)");
+                 std::string("TEST BUILD ONLY: another configuration file (a release reads only ") +
+                     build::kConfigPath + "; battery check 18 FAILs on another path)");
   const std::string named = named_subcommand(argc, argv);
   add_session_commands(app, c, named);
   add_host_commands(app, c, named);
@@ -247,6 +253,7 @@ int cli_main(int argc, char** argv) {
   }
   std::optional<TerminationSignalsBlocked> blocked;
   try {
+    refuse_config_override(c.config_path, kTestBuild);
     return dispatch(c, blocked);
   } catch (const Error& e) {
     std::fprintf(stderr, "cordon: error: %s\n", e.what());

@@ -81,6 +81,16 @@ std::string terminal_summary(const SessionIntent& s) {
   return "private pty, output filtered (passed: " + (pass.empty() ? std::string("none") : pass) + ")";
 }
 
+std::string view_summary(const SessionIntent& s) {
+  if (s.filesystem.view != "system") return "WEAKER: the host's whole root, read-only";
+  std::string out = "system: /usr, /etc (masked), /sys";
+  for (const auto& r : s.filesystem.read) out += ", " + r;
+  out += "; the rest of the host absent";
+  if (!s.filesystem.private_masked.empty())
+    out += "; " + std::to_string(s.filesystem.private_masked.size()) + " root-only entries of /etc masked";
+  return out;
+}
+
 }  // namespace
 
 std::string render_status(const StatusView& v) {
@@ -91,7 +101,10 @@ std::string render_status(const StatusView& v) {
   if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
   if (!s.terminal.operator_device.empty() && !s.terminal.private_pty)
     first += " -- TERMINAL SHARED: private terminal disabled";
+  if (s.filesystem.view != "system")
+    first += " -- HOST VIEW: the whole host root is readable (filesystem.view = \"" + s.filesystem.view + "\")";
   std::string out = first + "\n";
+  out += "  view         " + view_summary(s) + "\n";
   out += "  workspace    " + s.workspace + " rw\n";
   out += "  writable     ";
   for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];

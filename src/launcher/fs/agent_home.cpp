@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
+#include "launcher/inputs/paths.h"
 
 namespace cordon {
 namespace {
@@ -85,6 +86,7 @@ void create_missing_profile_entries(const std::vector<std::string>& entries, Hos
   for (const auto& entry : made.created) {
     const std::string path = facts.home + "/" + entry;
     facts.existing_paths.insert(path);
+    facts.real_home_entries[path] = real_path(path);
     if (!is_state_file(entry)) facts.directories.insert(path);
   }
   for (const auto& problem : made.problems)

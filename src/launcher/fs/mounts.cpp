@@ -9,16 +9,32 @@ namespace {
 
 void add(std::vector<std::string>& args, std::initializer_list<std::string> items) { args.insert(args.end(), items); }
 
+// A read-write bind by descriptor (BoundPath): `source` is what the launcher opens.
+void bind_fd(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
+  const int fd = next_fd++;
+  plan.bound.push_back({source, dest, fd, true});
+  add(plan.args, {"--bind-fd", std::to_string(fd), dest});
+  plan.writable.push_back(dest);
+}
+
 }  // namespace
 
 std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
   int fd = next_fd++;
   files.push_back({dest, std::move(content), fd});
-  return {"--ro-bind-data", std::to_string(fd), dest};
+  // Readable by anyone inside, like the files they stand in for (bwrap's default is 0600,
+  // which reads as a root-only file to check 30).
+  return {"--perms", "0444", "--ro-bind-data", std::to_string(fd), dest};
+}
+
+std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path) {
+  auto it = resolved.find(path);
+  return it != resolved.end() && !it->second.empty() ? it->second : path;
 }
 
 std::string siblings_mask(const Config& config, const HostFacts& facts) {
-  if (!config.hide_siblings) return {};
+  // The system view shows no sibling at all: the workspace's parents exist only as the way to it.
+  if (!config.hide_siblings || config.view == RootView::System) return {};
   const std::string& ws = facts.workspace;
   std::string parent = ws.substr(0, ws.rfind('/'));
   if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
@@ -39,9 +55,19 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
 
 namespace {
 
-// 1. The host root, read-only; fresh /dev and /proc.
+// 1. The root: the system view's roots read-only (the usr-merge links as links), or with
+//    view = "host" the whole host root read-only; fresh /dev and /proc either way.
 void add_root(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
-  add(a, {"--ro-bind", "/", "/", "--dev", "/dev"});
+  if (config.view == RootView::Host) {
+    add(a, {"--ro-bind", "/", "/"});
+  } else {
+    // bwrap's root is an empty tmpfs: only what is bound here (and later) exists inside.
+    for (const RootEntry& root : facts.view_roots) {
+      if (root.link_target.empty()) add(a, {"--ro-bind", root.path, root.path});
+      else add(a, {"--symlink", root.link_target, root.path});
+    }
+  }
+  add(a, {"--dev", "/dev"});
   // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
   // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
   if (config.proc == ProcMode::Fresh) {
@@ -55,8 +81,10 @@ void add_root(const Config& config, const HostFacts& facts, std::vector<std::str
 
 // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
 //    /run/secrets stay present as empty tmpfs where the host has them.
-void add_runtime_masks(const HostFacts& facts, std::vector<std::string>& a) {
+void add_runtime_masks(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
   add(a, {"--tmpfs", "/tmp", "--tmpfs", "/run"});
+  // The system view has no /var but this: a fresh, empty place for temporary files.
+  if (config.view == RootView::System) add(a, {"--tmpfs", "/var/tmp"});
   for (const char* dir : {"/run/user", "/run/secrets"})
     if (facts.exists(dir)) add(a, {"--tmpfs", dir});
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
@@ -64,7 +92,8 @@ void add_runtime_masks(const HostFacts& facts, std::vector<std::string>& a) {
 }
 
 // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
-void add_home(const Config& config, const AgentProfile& profile, const HostFacts& facts, MountPlan& plan) {
+void add_home(const Config& config, const AgentProfile& profile, const HostFacts& facts, MountPlan& plan,
+              int& next_fd) {
   const std::string& home = facts.home;
   // The account's own home, when $HOME is elsewhere: nothing of it stays visible either (its
   // tmpfs first, so a $HOME inside it is mounted on top).
@@ -78,8 +107,7 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
   for (const auto& entry : profile.home) {
     std::string path = home + "/" + entry;
     if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
-    add(plan.args, {"--bind", path, path});
-    plan.writable.push_back(path);
+    bind_fd(plan, next_fd, resolved_or_same(facts.real_home_entries, path), path);
   }
 }
 
@@ -93,46 +121,65 @@ void add_file_masks(const Config& config, const HostFacts& facts, std::vector<st
     if (facts.exists(file)) mask(file);
   for (const auto& file : config.extra_masks)
     if (facts.exists(file)) mask(file);
+  // A root launch's uid owns what only root may read in /etc (/etc/ssl/private, service
+  // credentials): a file becomes the empty file, a directory an empty read-only tmpfs.
+  for (const auto& entry : facts.private_etc) {
+    if (entry.directory) add(a, {"--tmpfs", entry.path, "--remount-ro", entry.path});
+    else mask(entry.path);
+  }
 }
 
 }  // namespace
 
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& session_args) {
+                      const std::vector<std::string>& session_args, int next_fd) {
   MountPlan plan;
   auto& a = plan.args;
   add_root(config, facts, a);
-  add_runtime_masks(facts, a);
+  add_runtime_masks(config, facts, a);
   // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
   // workspace itself is bound back in step 4; read-only once everything below it is mounted.
   const std::string siblings = siblings_mask(config, facts);
   if (!siblings.empty()) add(a, {"--tmpfs", siblings});
-  add_home(config, profile, facts, plan);
+  // Read-only additions to the system view ([filesystem] read), before the home and the
+  // workspace, which may lie below one of them.
+  if (config.view == RootView::System)
+    for (const auto& path : config.read)
+      if (facts.exists(path)) add(a, {"--ro-bind", path, path});
+  add_home(config, profile, facts, plan, next_fd);
 
-  // 4. The workspace, read-write.
-  add(a, {"--bind", facts.workspace, facts.workspace});
-  plan.writable.push_back(facts.workspace);
+  // 4. The workspace, read-write, by descriptor (BoundPath).
+  bind_fd(plan, next_fd, facts.workspace, facts.workspace);
   add_file_masks(config, facts, a);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
-  for (const auto& path : config.writable) {
-    add(a, {"--bind", path, path});
-    plan.writable.push_back(path);
-  }
+  for (const auto& path : config.writable) bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
 
   // 7. Generated files in a private directory that is read-only inside.
   add(a, {"--tmpfs", kSessionDir});
   a.insert(a.end(), session_args.begin(), session_args.end());
   add(a, {"--remount-ro", kSessionDir});
 
-  // 8. cordon's helpers, read-only even when they live under the home or the workspace.
+  // 8. cordon's helpers, read-only even when they live under the home or the workspace; and a
+  // configured agent binary outside the view (its support files need [filesystem] read).
   if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
+  // cordon's own directory too, so `cordon status` works inside where cordon is installed
+  // outside /usr (never from a home: that would show the home's other files).
+  const std::string& bin = facts.launcher_dir;
+  if (config.view == RootView::System && !bin.empty() && !path_within(bin, "/usr") && !path_within(bin, facts.home) &&
+      (facts.account_home.empty() || !path_within(bin, facts.account_home)))
+    add(a, {"--ro-bind", bin, bin});
+  if (config.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
+      !path_within(profile.binary, facts.workspace))  // there it is as writable as the workspace (check 21)
+    add(a, {"--ro-bind", profile.binary, profile.binary});
 
   // 9. The siblings' mask and the account's home (when $HOME is another) become read-only
-  // (not recursive: the workspace bind, or a $HOME inside, stays as it is).
+  // (not recursive: the workspace bind, or a $HOME inside, stays as it is); in the system
+  // view the root's own tmpfs too, so nothing can be made beside what was bound.
   if (!siblings.empty()) add(a, {"--remount-ro", siblings});
   if (!facts.account_home.empty() && !path_within(facts.account_home, facts.home))
     add(a, {"--remount-ro", facts.account_home});
+  if (config.view == RootView::System) add(a, {"--remount-ro", "/"});
   return plan;
 }
 

@@ -2,6 +2,7 @@
 // Pure: decisions come from Config + HostFacts only.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,29 @@ struct DataFiles {
 // hide: the parent is /, already masked (/tmp, /run, $HOME) or a system directory.
 std::string siblings_mask(const Config& config, const HostFacts& facts);
 
+// A host path bound by descriptor (--bind-fd / --ro-bind-fd): the launcher opens `source`
+// once, without following a symbolic link, checks that the descriptor is still that path
+// (run/bound_paths.h), and bwrap binds the descriptor, verifying the mount is that inode. A
+// swap of any component between the plan's checks and the mount cannot redirect the bind.
+struct BoundPath {
+  std::string source;  // resolved host path, validated by the plan
+  std::string dest;    // where it appears inside
+  int fd = -1;         // planned descriptor number in the bwrap child
+  bool writable = false;
+};
+
 struct MountPlan {
   std::vector<std::string> args;      // bwrap arguments, in order
   std::vector<std::string> writable;  // host paths bound read-write
+  std::vector<BoundPath> bound;       // the read-write binds, by descriptor
 };
 
-// `session_args` (the generated files under
-// /run/cordon) are inserted into the private /run/cordon tmpfs before it turns read-only.
+// `session_args` (the generated files under /run/cordon) are inserted into the private
+// /run/cordon tmpfs before it turns read-only. Bound paths take descriptor numbers from `next_fd` on.
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& session_args);
+                      const std::vector<std::string>& session_args, int next_fd);
+
+// The host path a configured path binds: its resolved form when gathered, else itself.
+std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path);
 
 }  // namespace cordon

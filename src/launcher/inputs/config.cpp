@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/build_config.h"
 #include "common/error.h"
 #include "common/ipv4.h"
 #include "common/limit_keys.h"
@@ -103,6 +104,13 @@ void check_absolute(const Origin& o, const toml::node& n, const std::string& key
   if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must not contain '..'");
 }
 
+// A read-only addition to the system view: absolute, and not the whole root (that is view = "host").
+void check_read_path(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
+  check_absolute(o, n, key, v);
+  if (v.find_first_not_of('/') == std::string::npos)
+    fail(o, n, key, "\"" + v + "\" is the whole root: set filesystem.view = \"host\" instead (weaker)");
+}
+
 // True when `path` has a component other than "" and "." (so "./", "." and "" name nothing).
 bool names_an_entry(const std::string& path) {
   std::stringstream parts(path);
@@ -189,7 +197,14 @@ void apply_home(const Origin& o, const toml::table& t, Config& c) {
 }
 
 void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "filesystem", {"writable", "masks", "proc"});
+  only_keys(o, t, "filesystem", {"writable", "masks", "proc", "view", "read"});
+  if (auto* r = t.get("read")) c.read = as_string_list(o, *r, "filesystem.read", check_read_path);
+  if (auto* v = t.get("view")) {
+    std::string view = as_string(o, *v, "filesystem.view");
+    if (view == "system") c.view = RootView::System;
+    else if (view == "host") c.view = RootView::Host;
+    else fail(o, *v, "filesystem.view", "must be \"system\" or \"host\", not \"" + view + "\"");
+  }
   if (auto* w = t.get("writable")) c.writable = as_string_list(o, *w, "filesystem.writable", check_absolute);
   if (auto* m = t.get("masks")) c.extra_masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
   if (auto* p = t.get("proc")) {
@@ -416,6 +431,13 @@ Config load_config(const std::string& path) {
   return parse_config(text, path);
 }
 
+void refuse_config_override(const std::string& path, bool test_build) {
+  if (test_build || path == build::kConfigPath) return;
+  throw Error("--config " + path + ": this cordon reads its configuration only from " + build::kConfigPath +
+                  " (--config exists in test builds only)",
+              "edit " + std::string(build::kConfigPath) + " as root", kExitConfigError);
+}
+
 std::vector<std::string> config_schema_keys() {
   std::vector<std::string> keys = {"workspace.root",
                                    "workspace.hide_siblings",
@@ -425,6 +447,8 @@ std::vector<std::string> config_schema_keys() {
                                    "filesystem.writable",
                                    "filesystem.masks",
                                    "filesystem.proc",
+                                   "filesystem.view",
+                                   "filesystem.read",
                                    "git.name",
                                    "git.email",
                                    "network.egress_jail",

@@ -29,6 +29,11 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles();
 
 enum class ProcMode { Fresh, HostReadOnly };
 
+// What of the host's root the sandbox sees. System: an allow-listed view (/usr and its
+// usr-merge links, /etc with masks, /sys, plus [filesystem] read); everything else absent.
+// Host: the whole root read-only (the weaker view before 0.4; labelled so everywhere).
+enum class RootView { System, Host };
+
 struct Config {
   std::string source_path;  // file it was read from ("" = built-in defaults)
   bool file_found = false;
@@ -48,6 +53,8 @@ struct Config {
   std::vector<std::string> writable;     // absolute paths bound read-write after the masks
   std::vector<std::string> extra_masks;  // absolute file paths masked with /dev/null
   ProcMode proc = ProcMode::Fresh;
+  RootView view = RootView::System;
+  std::vector<std::string> read;  // absolute host paths added to the system view, read-only
 
   // [git]
   std::string git_name;
@@ -90,6 +97,11 @@ Config parse_config(const std::string& text, const std::string& source_name);
 // Reads `path`. A missing file yields the defaults (recorded as such); an unreadable or
 // invalid one, or a path that is not a regular file (a directory), throws ConfigError.
 Config load_config(const std::string& path);
+
+// A release reads only the fixed path: a --config override would let whoever controls the
+// launcher's arguments (a shim, a devcontainer script, an agent starting a nested cordon)
+// swap the policy. Throws cordon::Error (exit 2) for another path unless `test_build`.
+void refuse_config_override(const std::string& path, bool test_build);
 
 // Every key the schema accepts, dotted ("network.allow_ip", "agents.*.binary"):
 // used to check that docs/configuration.md documents each one.

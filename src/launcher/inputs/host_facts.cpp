@@ -37,6 +37,7 @@ std::vector<std::string> candidate_paths(const Config& config, const LaunchReque
   for (const auto& m : system_credential_files()) paths.push_back(m);
   for (const auto& m : config.extra_masks) paths.push_back(m);
   for (const auto& w : config.writable) paths.push_back(w);
+  for (const auto& r : config.read) paths.push_back(r);
   for (const auto& e : config.home_keep_ro) paths.push_back(home + "/" + e);
   for (const auto& [name, profile] : config.agents) {
     for (const auto& e : profile.home) paths.push_back(home + "/" + e);
@@ -115,6 +116,9 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
   }
   f.bwrap_path = find_system_binary("bwrap");
   for (const auto& path : config.writable) f.real_writable[path] = real_path(path);
+  for (const auto& [name, profile] : config.agents)
+    for (const auto& entry : profile.home)
+      if (f.exists(f.home + "/" + entry)) f.real_home_entries[f.home + "/" + entry] = real_path(f.home + "/" + entry);
   f.launcher_dir = launcher_dir();
   f.libexec_dir = libexec_dir(f.launcher_dir);  // /proc/self/exe resolved once
   if (::access(f.libexec_dir.c_str(), F_OK) == 0) {
@@ -172,6 +176,9 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     }
   }
   if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies();
+  if (config.view == RootView::System) f.view_roots = gather_view_roots();
+  // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
+  if (f.uid == 0) f.private_etc = private_entries("/etc");
   char target[PATH_MAX];
   ssize_t n = ::readlink("/etc/resolv.conf", target, sizeof target - 1);
   if (n > 0) {

@@ -12,6 +12,7 @@
 
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
+#include "launcher/inputs/root_view.h"
 
 namespace cordon {
 
@@ -41,6 +42,7 @@ struct HostFacts {
   std::string libexec_dir;
   std::string launcher_dir;                          // the directory of the running cordon binary
   std::map<std::string, std::string> real_writable;  // filesystem.writable entries, symlinks resolved
+  std::map<std::string, std::string> real_home_entries;  // the profiles' existing home entries, resolved
   std::string git_user_name;                         // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
@@ -51,6 +53,10 @@ struct HostFacts {
   std::string terminal_device;
   unsigned terminal_fds = 0;
   std::string last_verify;  // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
+  std::vector<RootEntry> view_roots;     // the system view's roots on this host (view = "system")
+  // Entries of /etc other users cannot read (/etc/ssl/private, ...): masked for a root launch,
+  // whose uid owns them; gathered only then.
+  std::vector<PrivateEntry> private_etc;
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

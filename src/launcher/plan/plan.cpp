@@ -15,6 +15,34 @@ void refuse_newlines(const std::string& what, const std::string& path) {
     throw Error(what + " path contains a newline: refusing it", "rename the directory");
 }
 
+// A profile's home entry is bound read-write where it really is: a link to /etc, the home
+// itself or cordon's directories would make those writable.
+void validate_home_entries(const AgentProfile& profile, const HostFacts& f, const std::vector<ProtectedPath>& list) {
+  for (const auto& entry : profile.home) {
+    const std::string path = f.home + "/" + entry;
+    if (!f.exists(path)) continue;
+    const std::string real = resolved_or_same(f.real_home_entries, path);
+    if (std::string why = why_not_writable(real, f.home, list); !why.empty() || real == f.home)
+      throw Error("agent \"" + profile.name + "\" home entry " + path + " resolves to " + real + ", which " +
+                      (why.empty() ? "is $HOME" : why) + ": the sandbox could write there",
+                  "make " + path + " a directory or file of its own, not a link to it");
+  }
+}
+
+// A mask inside something the sandbox writes cannot hold across sessions: the agent can
+// rename the masked file's parent, and the next session's mask covers nothing.
+void validate_masks(const Config& config, const HostFacts& f) {
+  for (const auto& mask : config.extra_masks) {
+    std::vector<std::string> writable = {f.workspace};
+    for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
+    for (const auto& w : writable)
+      if (path_within(mask, w))
+        throw Error("mask " + mask + " (filesystem.masks) lies in " + w +
+                        ", which the sandbox can write: renaming its parent would defeat the mask",
+                    "keep that secret outside the workspace and the writable paths, or use another workspace");
+  }
+}
+
 void validate(const Config& config, const AgentProfile& profile, const HostFacts& f) {
   if (f.bwrap_path.empty())
     throw Error("bubblewrap (bwrap) is not installed",
@@ -47,6 +75,12 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
                   "remove it from filesystem.writable in " + config.source_path);
     refuse_newlines("writable", path);
   }
+  validate_home_entries(profile, f, protected_list);
+  validate_masks(config, f);
+  for (const auto& path : config.read)
+    if (config.view == RootView::System && !f.exists(path))
+      throw Error("read-only path " + path + " (filesystem.read) does not exist",
+                  "create it or remove it from " + config.source_path);
   if (!f.exists(mask_source(f)))
     throw Error("cordon's mask file " + mask_source(f) + " is missing",
                 "reinstall cordon (cmake --install); masks bind this empty read-only file");
@@ -74,6 +108,9 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.home.account_path = f.account_home;
   s.workspace = f.workspace;
   s.writable = writable;
+  s.filesystem.view = config.view == RootView::System ? "system" : "host";
+  if (config.view == RootView::System) s.filesystem.read = config.read;
+  for (const auto& entry : f.private_etc) s.filesystem.private_masked.push_back(entry.path);
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
   // A shipped profile's shim copy only when it is installed: `--agent claude` without a shim
@@ -168,8 +205,9 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
     session_args.insert(session_args.end(), resolv_args.begin(), resolv_args.end());
   }
 
-  MountPlan mounts = plan_mounts(config, profile, facts, session_args);
+  MountPlan mounts = plan_mounts(config, profile, facts, session_args, data.next_fd);
   plan.writable = mounts.writable;
+  plan.bound_paths = mounts.bound;
   plan.intent = describe_session(config, profile, facts, plan.env, plan.writable);
   if (jail) {
     plan.intent.network.mode = NetworkMode::EgressJail;

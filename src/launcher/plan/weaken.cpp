@@ -24,9 +24,16 @@ void remove_seq(std::vector<std::string>& argv, const std::vector<std::string>& 
   }
 }
 
-// Inserts `items` just before "--seccomp" (after every mount).
+// Inserts `items` after every mount: before the system view's root turns read-only (a new
+// mount point in it could not be made after), else just before "--seccomp".
 void add_before_seccomp(std::vector<std::string>& argv, const std::vector<std::string>& items) {
-  auto at = std::find(argv.begin(), argv.end(), "--seccomp");
+  const std::vector<std::string> root_ro = {"--remount-ro", "/"};
+  auto at = std::search(argv.begin(), argv.end(), root_ro.begin(), root_ro.end());
+  if (at != argv.end()) {
+    argv.insert(at, items.begin(), items.end());
+    return;
+  }
+  at = std::find(argv.begin(), argv.end(), "--seccomp");
   if (at == argv.end()) at = std::find(argv.begin(), argv.end(), "--chdir");
   argv.insert(at, items.begin(), items.end());
 }
@@ -43,9 +50,22 @@ void remove_masks(SandboxPlan& plan, Match match) {
   }
 }
 
+// The host's `dir`, read-only, where the sandbox had a fresh tmpfs (with its --size, if any):
+// what the whole-root view showed there, in either view.
+void host_dir_for_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
+  auto end = std::find(argv.begin(), argv.end(), "--");
+  for (auto it = argv.begin(); it + 1 < end; ++it) {
+    if (*it != "--tmpfs" || *(it + 1) != dir) continue;
+    if (it - argv.begin() >= 2 && *(it - 2) == "--size") it = argv.erase(it - 2, it);
+    *it = "--ro-bind";
+    argv.insert(it + 1, dir);
+    return;
+  }
+}
+
 void no_home_tmpfs(SandboxPlan& plan) {
   const std::string& home = plan.intent.home.path;
-  remove_seq(plan.argv, {"--tmpfs", home});
+  host_dir_for_tmpfs(plan.argv, home);
   // Masks inside a read-only host home cannot be created; they go with the tmpfs.
   remove_masks(plan, [&](const std::string& dest) { return dest != home && path_within(dest, home); });
 }
@@ -57,6 +77,24 @@ void host_dev(SandboxPlan& plan) {
   if (it != a.end()) {
     *it = "--dev-bind";
     a.insert(it + 1, "/dev");
+  }
+}
+
+// The whole host root under the system view's binds, as with view = "host", while the
+// session file still says "system".
+void host_view(SandboxPlan& plan) {
+  auto& a = plan.argv;
+  remove_seq(a, {"--remount-ro", "/"});
+  const std::vector<std::string> fresh_dev = {"--dev", "/dev"};
+  auto it = std::search(a.begin(), a.end(), fresh_dev.begin(), fresh_dev.end());
+  a.insert(it, {"--ro-bind", "/", "/"});
+}
+
+// A root launch's masks over what only root may read in /etc, gone.
+void no_private_masks(SandboxPlan& plan) {
+  for (const auto& path : plan.intent.filesystem.private_masked) {
+    remove_seq(plan.argv, {"--tmpfs", path, "--remount-ro", path});
+    remove_masks(plan, [&](const std::string& dest) { return dest == path; });
   }
 }
 
@@ -111,19 +149,22 @@ const Weakening kWeakenings[] = {
     {"host-dev", host_dev},
     {"no-tmp-tmpfs",
      [](SandboxPlan& p) {
-       remove_seq(p.argv, {"--tmpfs", "/tmp"});
+       host_dir_for_tmpfs(p.argv, "/tmp");
      }},
     // /run/cordon must then already exist on the host (the test creates it).
     {"no-run-tmpfs",
      [](SandboxPlan& p) {
-       for (const char* dir : {"/run", "/run/user", "/run/secrets"}) remove_seq(p.argv, {"--tmpfs", dir});
+       host_dir_for_tmpfs(p.argv, "/run");
+       for (const char* dir : {"/run/user", "/run/secrets"}) remove_seq(p.argv, {"--tmpfs", dir});
      }},
     {"no-home-tmpfs", no_home_tmpfs},
     {"no-account-home-tmpfs",
      [](SandboxPlan& p) {
-       remove_seq(p.argv, {"--tmpfs", p.intent.home.account_path});
+       host_dir_for_tmpfs(p.argv, p.intent.home.account_path);
        remove_seq(p.argv, {"--remount-ro", p.intent.home.account_path});
      }},
+    {"host-view", host_view},
+    {"no-private-masks", no_private_masks},
     {"no-masks", [](SandboxPlan& p) { remove_masks(p, [](const std::string&) { return true; }); }},
     {"no-gitconfig",
      [](SandboxPlan& p) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "launcher/inputs/paths.h"
 
 namespace cordon {
 namespace {
@@ -25,9 +26,13 @@ std::string why_not_executable(const std::string& path) {
 
 }  // namespace
 
-void check_command_runnable(const std::string& command, const std::string& path_value) {
+void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible) {
   if (command.find('/') != std::string::npos) {
     std::string why = why_not_executable(command);
+    if (why.empty() && !visible(real_path(command)))
+      throw Error("command " + command + " is outside the sandbox's view (" + real_path(command) + ")",
+                  "add its directory to filesystem.read in the configuration, or install it under /usr; nothing ran",
+                  kExitNotFound);
     if (why.empty()) return;
     if (why == "missing")
       throw Error("command not found: " + command + " does not exist", "check the path; nothing ran", kExitNotFound);
@@ -35,18 +40,28 @@ void check_command_runnable(const std::string& command, const std::string& path_
                 "give an executable file (chmod +x, or run it with its interpreter); nothing ran", kExitNotExecutable);
   }
   const std::string search = path_value.empty() ? "/bin:/usr/bin" : path_value;
-  std::string first_unusable;
+  std::string first_unusable, first_hidden;
   std::stringstream dirs(search);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     const std::string candidate = (dir.empty() ? "." : dir) + "/" + command;
     std::string why = why_not_executable(candidate);
-    if (why.empty()) return;
+    if (why.empty() && visible(real_path(candidate))) return;
+    if (why.empty()) {
+      if (first_hidden.empty()) first_hidden = candidate;
+      continue;
+    }
     if (why != "missing" && why != "a directory" && first_unusable.empty()) first_unusable = candidate;
   }
   if (!first_unusable.empty())
     throw Error("cannot execute " + first_unusable + ": not executable (permission denied)",
                 "make it executable (chmod +x), or run it with its interpreter; nothing ran", kExitNotExecutable);
+  if (!first_hidden.empty())
+    throw Error("command not found inside the sandbox: " + command + " is " + first_hidden + " (" +
+                    real_path(first_hidden) + "), which the sandbox does not see",
+                "add its directory to filesystem.read in the configuration (it may not lie in a home), or install "
+                "it under /usr; nothing ran",
+                kExitNotFound);
   throw Error("command not found: " + command + " (the sandbox's PATH: " + search + ")",
               "give its full path, or install it in a directory on that PATH; nothing ran", kExitNotFound);
 }

@@ -3,16 +3,19 @@
 // a failed setup (125, "run cordon doctor").
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace cordon {
 
+// Whether a resolved host path is there inside the sandbox (plan/visibility.h).
+using VisibleInside = std::function<bool(const std::string& real_path)>;
+
 // Finds `command` the way execvp will inside the sandbox: a name without '/' along
-// `path_value` (the sandbox's PATH; glibc's default when empty), a path as given. Throws
-// cordon::Error exiting 127 when nothing is there, 126 when what is there cannot be executed
-// (a directory, no execute permission), as shells do. The host's view stands in for the
-// sandbox's: what is missing on the host is missing inside too (the sandbox's root is the
-// host's, read-only); what bwrap hides (in $HOME, /tmp) still fails inside, as before.
-void check_command_runnable(const std::string& command, const std::string& path_value);
+// `path_value` (the sandbox's PATH; glibc's default when empty), a path as given; a host file
+// that is not `visible` inside is passed over, as execvp inside will not find it. Throws
+// cordon::Error exiting 127 when nothing is there (or only outside the sandbox's view), 126
+// when what is there cannot be executed (a directory, no execute permission), as shells do.
+void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible);
 
 }  // namespace cordon

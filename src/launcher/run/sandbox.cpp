@@ -25,6 +25,7 @@
 #include "common/memfd.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
+#include "launcher/fs/bound_paths.h"
 #include "launcher/process/child_process.h"
 #include "launcher/process/exec_setup.h"
 #include "launcher/process/session_init.h"
@@ -168,6 +169,7 @@ std::vector<std::string> reap_survivors() {
 struct Descriptors {
   UniqueFd filter;                     // the seccomp BPF (none when a test hook skips it)
   std::vector<UniqueFd> files;         // the generated files, as sealed memfds
+  std::vector<UniqueFd> bound;         // the paths bound by descriptor, opened once (fs/bound_paths.h)
   UniqueFd status_read, status_write;  // bwrap's --json-status-fd
   UniqueFd error_read, error_write;    // a launch stage's "what\nfix" report from the child
   UniqueFd gate_read, gate_write;      // the command gate (plan.command_gate): bwrap's --block-fd
@@ -189,6 +191,10 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   for (const auto& file : plan.data_files) {
     d.files.push_back(sealed_memfd_with("cordon:" + file.dest, file.content));
     d.placements.push_back({d.files.back().get(), file.fd});
+  }
+  for (const auto& path : plan.bound_paths) {
+    d.bound.push_back(open_bound_path(path));
+    d.placements.push_back({d.bound.back().get(), path.fd});
   }
   make_pipe(d.status_read, d.status_write);
   d.placements.push_back({d.status_write.get(), kStatusFd});

@@ -12,6 +12,7 @@
 #include "launcher/fs/agent_home.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
+#include "launcher/plan/visibility.h"
 #include "launcher/record/manifest.h"
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
@@ -39,7 +40,9 @@ std::string sandbox_path(const EnvList& env) {
 // The command must be runnable (127 / 126 otherwise, as a shell says); crashed sessions are
 // swept before a new one starts.
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
-  check_command_runnable(plan.command.at(0), sandbox_path(plan.env));
+  check_command_runnable(plan.command.at(0), sandbox_path(plan.env), [&](const std::string& real) {
+    return visible_inside(plan.intent, facts.launcher_dir, real);
+  });
   tidy_records(config, facts);
   // On a terminal, where a person reads it: the configuration variables left out (names
   // only, never values).

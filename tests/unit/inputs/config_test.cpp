@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/build_config.h"
 #include "common/error.h"
 #include "launcher/inputs/config.h"
 
@@ -231,6 +232,34 @@ TEST(Config, MutationFuzzNeverCrashes) {
     }
   }
   EXPECT_GT(rejected, 1000);  // most mutations are invalid and must be reported as such
+}
+
+}  // namespace
+}  // namespace cordon
+
+namespace cordon {
+namespace {
+
+TEST(Config, AReleaseRefusesAConfigurationOverride) {
+  EXPECT_NO_THROW(refuse_config_override(build::kConfigPath, false));
+  EXPECT_NO_THROW(refuse_config_override("/tmp/test.toml", true));  // test builds only
+  try {
+    refuse_config_override("/tmp/ws/cordon.toml", false);
+    FAIL() << "a release accepted --config";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitConfigError);
+    EXPECT_NE(std::string(e.what()).find("test builds only"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, TheViewAndItsReadPathsAreParsedStrictly) {
+  Config c = parse_config("[filesystem]\nview = \"host\"\nread = [\"/opt/tools\"]\n", "t.toml");
+  EXPECT_EQ(c.view, RootView::Host);
+  EXPECT_EQ(c.read, std::vector<std::string>{"/opt/tools"});
+  EXPECT_EQ(default_config().view, RootView::System);
+  EXPECT_THROW(parse_config("[filesystem]\nview = \"all\"\n", "t.toml"), ConfigError);
+  EXPECT_THROW(parse_config("[filesystem]\nread = [\"/\"]\n", "t.toml"), ConfigError);
+  EXPECT_THROW(parse_config("[filesystem]\nread = [\"opt\"]\n", "t.toml"), ConfigError);
 }
 
 }  // namespace

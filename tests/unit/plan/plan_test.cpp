@@ -44,7 +44,15 @@ HostFacts sample_facts() {
   for (const char* d : {"/run/user", "/home/dev", "/src/app", "/usr/local/libexec/cordon", "/home/dev/.claude"})
     f.directories.insert(d);
   f.namespaces = {{"pid", "pid:[1]"}, {"ipc", "ipc:[2]"}};
+  f.view_roots = {{"/usr", ""}, {"/bin", "usr/bin"}, {"/etc", ""}};
   return f;
+}
+
+// The index of "--bind-fd N DEST" (a read-write bind by descriptor), or npos.
+size_t find_bind_fd(const std::vector<std::string>& argv, const std::string& dest) {
+  for (size_t i = 0; i + 2 < argv.size(); ++i)
+    if (argv[i] == "--bind-fd" && argv[i + 2] == dest) return i;
+  return std::string::npos;
 }
 
 LaunchRequest request(std::vector<std::string> command = {"sh", "-c", "true"}) {
@@ -108,8 +116,14 @@ TEST(Plan, ExactVectorForAKnownHost) {
                                        "GIT_CONFIG_SYSTEM",
                                        "/dev/null",
                                        "--ro-bind",
-                                       "/",
-                                       "/",
+                                       "/usr",
+                                       "/usr",
+                                       "--symlink",
+                                       "usr/bin",
+                                       "/bin",
+                                       "--ro-bind",
+                                       "/etc",
+                                       "/etc",
                                        "--dev",
                                        "/dev",
                                        "--proc",
@@ -122,13 +136,13 @@ TEST(Plan, ExactVectorForAKnownHost) {
                                        "--tmpfs",
                                        "/run",
                                        "--tmpfs",
+                                       "/var/tmp",
+                                       "--tmpfs",
                                        "/run/user",
                                        "--tmpfs",
-                                       "/src",
-                                       "--tmpfs",
                                        "/home/dev",
-                                       "--bind",
-                                       "/src/app",
+                                       "--bind-fd",
+                                       "13",
                                        "/src/app",
                                        "--ro-bind",
                                        "/usr/local/libexec/cordon/empty",
@@ -147,9 +161,13 @@ TEST(Plan, ExactVectorForAKnownHost) {
                                        "/etc/sudoers",
                                        "--tmpfs",
                                        "/run/cordon",
+                                       "--perms",
+                                       "0444",
                                        "--ro-bind-data",
                                        "11",
                                        "/run/cordon/gitconfig",
+                                       "--perms",
+                                       "0444",
                                        "--ro-bind-data",
                                        "12",
                                        "/run/cordon/session",
@@ -159,7 +177,7 @@ TEST(Plan, ExactVectorForAKnownHost) {
                                        "/usr/local/libexec/cordon",
                                        "/usr/local/libexec/cordon",
                                        "--remount-ro",
-                                       "/src",
+                                       "/",
                                        "--seccomp",
                                        "10",
                                        "--chdir",
@@ -173,6 +191,75 @@ TEST(Plan, ExactVectorForAKnownHost) {
   ASSERT_EQ(plan.data_files.size(), 2u);
   EXPECT_EQ(plan.data_files[0].fd, 11);
   EXPECT_EQ(plan.data_files[1].fd, 12);
+  // The workspace is opened by the launcher and bound by that descriptor (fs/bound_paths.h).
+  ASSERT_EQ(plan.bound_paths.size(), 1u);
+  EXPECT_EQ(plan.bound_paths[0].source, "/src/app");
+  EXPECT_EQ(plan.bound_paths[0].fd, 13);
+  EXPECT_EQ(plan.intent.filesystem.view, "system");
+}
+
+TEST(Plan, HostViewIsTheWholeRootReadOnlyWithTheSiblingsHidden) {
+  Config c = no_jail();
+  c.view = RootView::Host;
+  SandboxPlan plan = build_plan(c, sample_facts(), request());
+  EXPECT_NE(find_seq(plan.argv, {"--ro-bind", "/", "/", "--dev"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--symlink"}), std::string::npos);
+  EXPECT_EQ(find_seq(plan.argv, {"--remount-ro", "/", "--seccomp"}), std::string::npos);
+  EXPECT_LT(find_seq(plan.argv, {"--tmpfs", "/src"}), find_bind_fd(plan.argv, "/src/app"));
+  EXPECT_EQ(find_seq(plan.argv, {"--tmpfs", "/var/tmp"}), std::string::npos);
+  EXPECT_EQ(plan.intent.filesystem.view, "host");
+}
+
+TEST(Plan, SystemViewAddsTheReadPathsBeforeTheWorkspace) {
+  Config c = no_jail();
+  c.read = {"/opt/toolchain"};
+  HostFacts f = sample_facts();
+  f.existing_paths.insert("/opt/toolchain");
+  SandboxPlan plan = build_plan(c, f, request());
+  size_t read = find_seq(plan.argv, {"--ro-bind", "/opt/toolchain", "/opt/toolchain"});
+  ASSERT_NE(read, std::string::npos);
+  EXPECT_LT(read, find_bind_fd(plan.argv, "/src/app"));
+  EXPECT_EQ(plan.intent.filesystem.read, c.read);
+  c.read = {"/opt/missing"};
+  EXPECT_THROW(build_plan(c, f, request()), Error);
+}
+
+TEST(Plan, ARootLaunchMasksWhatOnlyRootMayReadInEtc) {
+  HostFacts f = sample_facts();
+  f.private_etc = {{"/etc/ssl/private", true}, {"/etc/app/secret.conf", false}};
+  SandboxPlan plan = build_plan(no_jail(), f, request());
+  EXPECT_NE(find_seq(plan.argv, {"--tmpfs", "/etc/ssl/private", "--remount-ro", "/etc/ssl/private"}),
+            std::string::npos);
+  EXPECT_NE(find_seq(plan.argv, {"--ro-bind", "/usr/local/libexec/cordon/empty", "/etc/app/secret.conf"}),
+            std::string::npos);
+  EXPECT_EQ(plan.intent.filesystem.private_masked,
+            (std::vector<std::string>{"/etc/ssl/private", "/etc/app/secret.conf"}));
+}
+
+TEST(Plan, AMaskInsideTheWorkspaceIsRefused) {
+  Config c = no_jail();
+  c.extra_masks = {"/src/app/config/.env"};
+  try {
+    build_plan(c, sample_facts(), request());
+    FAIL() << "a mask inside the workspace was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("renaming its parent"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, AHomeEntryLinkedOutOfTheHomeIntoASystemTreeIsRefused) {
+  Config c = no_jail();
+  c.agents["claude"] = AgentProfile{"claude", "", {".claude"}, {}, false, false};
+  LaunchRequest r = request();
+  r.agent = "claude";
+  HostFacts f = sample_facts();
+  f.real_home_entries["/home/dev/.claude"] = "/etc";
+  EXPECT_THROW(build_plan(c, f, r), Error);
+  f.real_home_entries["/home/dev/.claude"] = "/home/dev/dotfiles/claude";
+  SandboxPlan plan = build_plan(c, f, r);
+  ASSERT_EQ(plan.bound_paths.size(), 2u);
+  EXPECT_EQ(plan.bound_paths[0].source, "/home/dev/dotfiles/claude");
+  EXPECT_EQ(plan.bound_paths[0].dest, "/home/dev/.claude");
 }
 
 TEST(Plan, IsDeterministic) {
@@ -216,14 +303,14 @@ TEST(Plan, HomeInversionOrdering) {
   SandboxPlan plan = build_plan(c, sample_facts(), r);
   size_t home_tmpfs = find_seq(plan.argv, {"--tmpfs", "/home/dev"});
   size_t keep = find_seq(plan.argv, {"--ro-bind", "/home/dev/.vimrc", "/home/dev/.vimrc"});
-  size_t agent_dir = find_seq(plan.argv, {"--bind", "/home/dev/.claude", "/home/dev/.claude"});
+  size_t agent_dir = find_bind_fd(plan.argv, "/home/dev/.claude");
   size_t netrc = find_seq(plan.argv, {"/home/dev/.netrc"});
   ASSERT_NE(home_tmpfs, std::string::npos);
   EXPECT_LT(home_tmpfs, keep);
   EXPECT_LT(home_tmpfs, agent_dir);
   EXPECT_LT(agent_dir, netrc);  // masks after the binds they could sit under
   EXPECT_EQ(find_seq(plan.argv, {"--ro-bind", "/home/dev/.absent", "/home/dev/.absent"}), std::string::npos);
-  EXPECT_EQ(find_seq(plan.argv, {"--bind", "/home/dev/.claude.json", "/home/dev/.claude.json"}), std::string::npos);
+  EXPECT_EQ(find_bind_fd(plan.argv, "/home/dev/.claude.json"), std::string::npos);
   EXPECT_EQ(plan.writable, (std::vector<std::string>{"/home/dev/.claude", "/src/app"}));
   EXPECT_EQ(plan.intent.agent.name, "claude");
 }
@@ -234,7 +321,7 @@ TEST(Plan, ExtraWritablePathsComeAfterMasks) {
   HostFacts f = sample_facts();
   f.existing_paths.insert("/srv/cache");
   SandboxPlan plan = build_plan(c, f, request());
-  size_t punch = find_seq(plan.argv, {"--bind", "/srv/cache", "/srv/cache"});
+  size_t punch = find_bind_fd(plan.argv, "/srv/cache");
   size_t run_user_mask = find_seq(plan.argv, {"--tmpfs", "/run/user"});
   size_t last_mask = find_seq(plan.argv, {"/etc/sudoers"});
   ASSERT_NE(punch, std::string::npos);
@@ -251,7 +338,7 @@ TEST(Plan, OnlyPlannedPathsAreWritable) {
   SandboxPlan plan = build_plan(c, f, request());
   std::vector<std::string> rw;
   for (size_t i = 0; i + 1 < plan.argv.size(); ++i)
-    if (plan.argv[i] == "--bind") rw.push_back(plan.argv[i + 1]);
+    if (plan.argv[i] == "--bind" || plan.argv[i] == "--bind-fd") rw.push_back(plan.argv[i + 2]);
   EXPECT_EQ(rw, (std::vector<std::string>{"/src/app", "/var/cache/tool"}));
   EXPECT_EQ(plan.writable, rw);
 }
@@ -276,7 +363,9 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
   auto parent_mask = [&](const std::string& ws) {
     f.workspace = ws;
     f.directories.insert(ws);
-    return siblings_mask(no_jail(), f);
+    Config host = no_jail();
+    host.view = RootView::Host;
+    return siblings_mask(host, f);
   };
   EXPECT_EQ(parent_mask("/src/app"), "/src");
   EXPECT_EQ(parent_mask("/srv/projects/app"), "/srv/projects");
@@ -288,11 +377,15 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
   EXPECT_EQ(parent_mask("/var/tmp/x/ws"), "/var/tmp/x");
   EXPECT_EQ(parent_mask("/usr/src/linux"), "");  // the OS tree
   Config keep = no_jail();
+  keep.view = RootView::Host;
   keep.hide_siblings = false;
   f.workspace = "/src/app";
   EXPECT_EQ(siblings_mask(keep, f), "");
-  SandboxPlan plan = build_plan(no_jail(), sample_facts(), request());
-  EXPECT_LT(find_seq(plan.argv, {"--tmpfs", "/src"}), find_seq(plan.argv, {"--bind", "/src/app", "/src/app"}));
+  // The system view shows no sibling at all, so it needs no mask.
+  EXPECT_EQ(parent_mask("/src/app"), "/src");
+  Config system = no_jail();
+  system.view = RootView::System;
+  EXPECT_EQ(siblings_mask(system, f), "");
 }
 
 TEST(Plan, HostProcFallbackIsExplicit) {
