@@ -1,6 +1,7 @@
 // 27: the budgets the launcher recorded are in force for this very process: each rlimit as
 // getrlimit reports it, and each cgroup budget in the session cgroup that lists this process.
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <map>
@@ -65,11 +66,33 @@ std::string cgroup_budget_problem(const std::map<std::string, std::string>& cgro
   return {};
 }
 
+
+// Each writable tmpfs the sandbox was given holds at most the intended bytes (host RAM).
+void check_tmpfs_caps(const Context& c, std::vector<std::string>& held, std::vector<std::string>& problems) {
+  const long long cap = c.session->filesystem.tmpfs_size_bytes;
+  if (cap <= 0) return;
+  std::vector<std::string> dirs = {"/tmp", c.home};
+  if (c.session->filesystem.view == "system") dirs.emplace_back("/var/tmp");
+  for (const auto& dir : dirs) {
+    struct statvfs st {};
+    if (::statvfs(dir.c_str(), &st) != 0) {
+      problems.push_back(dir + ": statvfs failed");
+      continue;
+    }
+    if ((st.f_flag & ST_RDONLY) != 0) continue;  // nothing can be written there (check 11 judges it)
+    const unsigned long long size = static_cast<unsigned long long>(st.f_blocks) * st.f_frsize;
+    if (size == 0 || size > static_cast<unsigned long long>(cap) + st.f_frsize)
+      problems.push_back(dir + " holds up to " + std::to_string(size) + " bytes, intended " + std::to_string(cap));
+  }
+  if (problems.empty()) held.push_back("tmpfs_size_bytes=" + std::to_string(cap) + " (/tmp, $HOME, /var/tmp)");
+}
+
 }  // namespace
 
 Outcome check_resource_budgets(const Context& c) {
   if (!c.session) return pass(std::string(kNoSession) + ": no intended budgets to compare");
   std::vector<std::string> held, problems;
+  check_tmpfs_caps(c, held, problems);
   for (const auto& entry : c.session->limits.values) {
     auto eq = entry.find('=');
     if (eq == std::string::npos) continue;

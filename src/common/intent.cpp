@@ -91,13 +91,15 @@ Json intent_json(const SessionIntent& s) {
   out["writable"] = bytes_array_json(s.writable);
   out["filesystem"] = {{"view", bytes_json(s.filesystem.view)},
                        {"read", bytes_array_json(s.filesystem.read)},
-                       {"private_masked", bytes_array_json(s.filesystem.private_masked)}};
+                       {"private_masked", bytes_array_json(s.filesystem.private_masked)},
+                       {"tmpfs_size_bytes", s.filesystem.tmpfs_size_bytes}};
   out["env_names"] = bytes_array_json(s.env_names);
   out["libexec"] = bytes_json(s.libexec);
   out["host_namespaces"] = map_json(s.host_namespaces);
   out["network"] = network_json(s.network);
   out["limits"] = {{"values", limit_values_json(s.limits.values)},
-                   {"cgroup_parents", map_json(s.limits.cgroup_parents)}};
+                   {"cgroup_parents", map_json(s.limits.cgroup_parents)},
+                   {"not_enforced", bytes_array_json(s.limits.not_enforced)}};
   out["terminal"] = {{"operator_device", s.terminal.operator_device},
                      {"private_pty", s.terminal.private_pty},
                      {"pass", bytes_array_json(s.terminal.pass)}};
@@ -119,12 +121,15 @@ SessionIntent intent_from_json(const Json& d) {
   s.filesystem = {string_member(filesystem, "view"), string_array_member(filesystem, "read"),
                   string_array_member(filesystem, "private_masked")};
   if (s.filesystem.view.empty()) s.filesystem.view = "host";  // a session file from before the view
+  if (auto size = filesystem.find("tmpfs_size_bytes"); size != filesystem.end() && size->is_number_integer())
+    s.filesystem.tmpfs_size_bytes = size->get<long long>();
   s.env_names = string_array_member(d, "env_names");
   s.libexec = string_member(d, "libexec");
   s.host_namespaces = map_from_json(d, "host_namespaces");
   s.network = network_from_json(member(d, "network"));
   const Json limits = member(d, "limits");
-  s.limits = {limit_values_from_json(limits), map_from_json(limits, "cgroup_parents")};
+  s.limits = {limit_values_from_json(limits), map_from_json(limits, "cgroup_parents"),
+              string_array_member(limits, "not_enforced")};
   const Json terminal = member(d, "terminal");
   s.terminal = {string_member(terminal, "operator_device"), bool_member(terminal, "private_pty"),
                 string_array_member(terminal, "pass")};

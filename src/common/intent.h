@@ -54,6 +54,7 @@ struct NetworkIntent {
 struct LimitsIntent {
   std::vector<std::string> values;                    // "nofile=1024", in the order applied
   std::map<std::string, std::string> cgroup_parents;  // "pids" -> the session cgroup's parent dir
+  std::vector<std::string> not_enforced = {};         // "pids_max (why)": best-effort budgets this host cannot hold
 };
 
 struct TerminalIntent {
@@ -71,6 +72,7 @@ struct FilesystemIntent {
   std::string view = "system";    // "system" (allow-listed roots) or "host" (the whole root, weaker)
   std::vector<std::string> read;  // [filesystem] read: host paths added read-only
   std::vector<std::string> private_masked;  // root-only entries of /etc masked (a root launch)
+  long long tmpfs_size_bytes = 0;           // each writable tmpfs's cap (0 = none)
 };
 
 struct SessionIntent {

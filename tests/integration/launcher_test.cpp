@@ -35,7 +35,9 @@ class Launcher : public ::testing::TestWithParam<Who> {
     prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
     cordon_ = stage_install(prefix_->path());
     config_ = base_->path() + "/cordon.toml";
-    write_file(config_, "[network]\negress_jail = false\n");
+    // The staged cordon lives outside the system view (a real install is in /usr/local/bin):
+    // added read-only so `cordon status` runs inside.
+    write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + prefix_->path() + "\"]\n");
     workspace_ = base_->path() + "/ws";
     fs::create_directories(workspace_);
     chown_tree(workspace_, who_.uid, who_.gid);
@@ -250,7 +252,8 @@ TEST_P(Launcher, TheCommandsNameChoosesTheProfileAndTheSecondSessionRemembersThe
              "cat ~/.claude/note 2>/dev/null\necho remembered > ~/.claude/note\n",
              0755);
   // The fake agent lives outside the system view: the configuration adds its directory.
-  write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + outside_->path() + "/bin\"]\n");
+  write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + outside_->path() + "/bin\", \"" +
+                          prefix_->path() + "\"]\n");
   RunOptions o;
   o.env = base_env(who_, {{"ANTHROPIC_API_KEY", "sk-test"}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:9"}});
   RunResult first = sandbox({agent}, o);

@@ -31,7 +31,9 @@ class Shim : public ::testing::Test {
     config_ = prefix_->path() + "/cordon.toml";
     write_file(config_,
                "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
-               "[agents.otheragent]\n");
+               "[agents.otheragent]\n"
+               // The staged prefix (its shims and cordon) stands in for /usr/local, which the view holds.
+               "[filesystem]\nread = [\"" + prefix_->path() + "/bin\"]\n");
     // Not beside the prefix: the workspace's siblings are hidden inside the sandbox.
     projects_ = std::make_unique<TempDir>("/var/tmp/cordon-shim-projects-");
     workspace_ = projects_->path() + "/ws";

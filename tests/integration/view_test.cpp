@@ -218,6 +218,32 @@ TEST_P(View, AWorkspaceSwapRacingTheLaunchNeverBindsTheHome) {
   std::printf("swap race: %d bound the workspace, %d refused, %d wrong\n", good, refused, wrong);
 }
 
+// The writable tmpfs mounts live in host RAM: each is capped (filesystem.tmpfs_size_bytes), a
+// write beyond the cap fails, and battery check 27 reads the sizes back (and FAILs without).
+TEST_P(View, WritableTmpfsMountsAreCappedAndCheck27MeasuresIt) {
+  write_config("tmpfs_size_bytes = 4194304\n");
+  RunResult r = sandbox("for d in /tmp /var/tmp \"$HOME\"; do dd if=/dev/zero of=$d/big bs=1M count=8 2>/dev/null "
+                        "&& echo UNCAPPED $d || echo capped $d; done");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("UNCAPPED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("capped /var/tmp"), std::string::npos) << r.out;
+  auto verify = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "verify", "--workspace", workspace_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    RunOptions o;
+    o.env = base_env(who_);
+    o.as = who_;
+    o.cwd = workspace_;
+    return run(argv, o);
+  };
+  RunResult control = verify({});
+  EXPECT_NE(control.out.find("[PASS] 27"), std::string::npos) << control.out;
+  EXPECT_NE(control.out.find("tmpfs_size_bytes=4194304"), std::string::npos) << control.out;
+  RunResult weak = verify({"--test-weaken", "no-tmpfs-size"});
+  EXPECT_NE(weak.out.find("[FAIL] 27"), std::string::npos) << weak.out;
+  EXPECT_NE(weak.out.find("intended 4194304"), std::string::npos) << weak.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(As, View, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace

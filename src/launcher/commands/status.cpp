@@ -105,6 +105,11 @@ std::string render_status(const StatusView& v) {
     first += " -- HOST VIEW: the whole host root is readable (filesystem.view = \"" + s.filesystem.view + "\")";
   std::string out = first + "\n";
   out += "  view         " + view_summary(s) + "\n";
+  if (!s.limits.not_enforced.empty()) {
+    out += "  budgets      NOT ENFORCED here: ";
+    for (size_t i = 0; i < s.limits.not_enforced.size(); ++i) out += (i ? ", " : "") + s.limits.not_enforced[i];
+    out += "\n";
+  }
   out += "  workspace    " + s.workspace + " rw\n";
   out += "  writable     ";
   for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];

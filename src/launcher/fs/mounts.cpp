@@ -9,6 +9,12 @@ namespace {
 
 void add(std::vector<std::string>& args, std::initializer_list<std::string> items) { args.insert(args.end(), items); }
 
+// A tmpfs the sandbox writes, in host RAM: capped by filesystem.tmpfs_size_bytes (bwrap --size).
+void writable_tmpfs(const Config& config, std::vector<std::string>& args, const std::string& dir) {
+  if (config.tmpfs_size_bytes > 0) add(args, {"--size", std::to_string(config.tmpfs_size_bytes)});
+  add(args, {"--tmpfs", dir});
+}
+
 // A read-write bind by descriptor (BoundPath): `source` is what the launcher opens.
 void bind_fd(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
   const int fd = next_fd++;
@@ -82,11 +88,12 @@ void add_root(const Config& config, const HostFacts& facts, std::vector<std::str
 // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
 //    /run/secrets stay present as empty tmpfs where the host has them.
 void add_runtime_masks(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
-  add(a, {"--tmpfs", "/tmp", "--tmpfs", "/run"});
+  writable_tmpfs(config, a, "/tmp");
+  writable_tmpfs(config, a, "/run");
   // The system view has no /var but this: a fresh, empty place for temporary files.
-  if (config.view == RootView::System) add(a, {"--tmpfs", "/var/tmp"});
+  if (config.view == RootView::System) writable_tmpfs(config, a, "/var/tmp");
   for (const char* dir : {"/run/user", "/run/secrets"})
-    if (facts.exists(dir)) add(a, {"--tmpfs", dir});
+    if (facts.exists(dir)) writable_tmpfs(config, a, dir);
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
     add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
 }
@@ -99,7 +106,7 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
   // tmpfs first, so a $HOME inside it is mounted on top).
   if (!facts.account_home.empty() && !path_within(facts.account_home, home))
     add(plan.args, {"--tmpfs", facts.account_home});
-  add(plan.args, {"--tmpfs", home});
+  writable_tmpfs(config, plan.args, home);
   for (const auto& entry : config.home_keep_ro) {
     std::string path = home + "/" + entry;
     if (facts.exists(path)) add(plan.args, {"--ro-bind", path, path});
@@ -163,12 +170,6 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   // 8. cordon's helpers, read-only even when they live under the home or the workspace; and a
   // configured agent binary outside the view (its support files need [filesystem] read).
   if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
-  // cordon's own directory too, so `cordon status` works inside where cordon is installed
-  // outside /usr (never from a home: that would show the home's other files).
-  const std::string& bin = facts.launcher_dir;
-  if (config.view == RootView::System && !bin.empty() && !path_within(bin, "/usr") && !path_within(bin, facts.home) &&
-      (facts.account_home.empty() || !path_within(bin, facts.account_home)))
-    add(a, {"--ro-bind", bin, bin});
   if (config.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
       !path_within(profile.binary, facts.workspace))  // there it is as writable as the workspace (check 21)
     add(a, {"--ro-bind", profile.binary, profile.binary});

@@ -197,7 +197,12 @@ void apply_home(const Origin& o, const toml::table& t, Config& c) {
 }
 
 void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "filesystem", {"writable", "masks", "proc", "view", "read"});
+  only_keys(o, t, "filesystem", {"writable", "masks", "proc", "view", "read", "tmpfs_size_bytes"});
+  if (auto* z = t.get("tmpfs_size_bytes")) {
+    c.tmpfs_size_bytes = as_non_negative(o, *z, "filesystem.tmpfs_size_bytes");
+    if (c.tmpfs_size_bytes != 0 && c.tmpfs_size_bytes < (1LL << 20))
+      fail(o, *z, "filesystem.tmpfs_size_bytes", "at least 1048576 (1 MiB), or 0 for no cap");
+  }
   if (auto* r = t.get("read")) c.read = as_string_list(o, *r, "filesystem.read", check_read_path);
   if (auto* v = t.get("view")) {
     std::string view = as_string(o, *v, "filesystem.view");
@@ -449,6 +454,7 @@ std::vector<std::string> config_schema_keys() {
                                    "filesystem.proc",
                                    "filesystem.view",
                                    "filesystem.read",
+                                   "filesystem.tmpfs_size_bytes",
                                    "git.name",
                                    "git.email",
                                    "network.egress_jail",

@@ -34,6 +34,8 @@ enum class ProcMode { Fresh, HostReadOnly };
 // Host: the whole root read-only (the weaker view before 0.4; labelled so everywhere).
 enum class RootView { System, Host };
 
+inline constexpr long long kDefaultTmpfsSizeBytes = 1LL << 30;  // 1 GiB
+
 struct Config {
   std::string source_path;  // file it was read from ("" = built-in defaults)
   bool file_found = false;
@@ -55,6 +57,8 @@ struct Config {
   ProcMode proc = ProcMode::Fresh;
   RootView view = RootView::System;
   std::vector<std::string> read;  // absolute host paths added to the system view, read-only
+  // Size cap of each writable tmpfs (/tmp, /var/tmp, /run, the home): host RAM otherwise.
+  long long tmpfs_size_bytes = kDefaultTmpfsSizeBytes;
 
   // [git]
   std::string git_name;

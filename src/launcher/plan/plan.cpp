@@ -109,6 +109,7 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.workspace = f.workspace;
   s.writable = writable;
   s.filesystem.view = config.view == RootView::System ? "system" : "host";
+  s.filesystem.tmpfs_size_bytes = config.tmpfs_size_bytes;
   if (config.view == RootView::System) s.filesystem.read = config.read;
   for (const auto& entry : f.private_etc) s.filesystem.private_masked.push_back(entry.path);
   for (const auto& [name, value] : env) s.env_names.push_back(name);
@@ -222,6 +223,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
     plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
     plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
   }
+  plan.intent.limits.not_enforced = plan.limits.not_enforced;
   if (plan.limits.wall_clock_seconds > 0)
     plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
   plan.intent.last_verify = facts.last_verify;

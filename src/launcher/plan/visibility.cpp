@@ -6,13 +6,8 @@ namespace cordon {
 namespace {
 
 // Bound in on purpose, in either view: they cover the home's tmpfs and /tmp's.
-bool bound_on_purpose(const SessionIntent& intent, const std::string& launcher_dir, const std::string& path) {
+bool bound_on_purpose(const SessionIntent& intent, const std::string& path) {
   if (path_within(path, intent.workspace) || path_within(path, intent.libexec)) return true;
-  // cordon's directory is bound in the system view unless it lies in a home (fs/mounts.cpp).
-  const bool in_home = path_within(launcher_dir, intent.home.path) ||
-                       (!intent.home.account_path.empty() && path_within(launcher_dir, intent.home.account_path));
-  if (intent.filesystem.view == "system" && !launcher_dir.empty() && !in_home && path_within(path, launcher_dir))
-    return true;
   for (const auto& w : intent.writable)
     if (path_within(path, w)) return true;
   for (const auto& e : intent.home.keep_read_only)
@@ -24,8 +19,8 @@ bool bound_on_purpose(const SessionIntent& intent, const std::string& launcher_d
 
 }  // namespace
 
-bool visible_inside(const SessionIntent& intent, const std::string& launcher_dir, const std::string& real_path) {
-  if (bound_on_purpose(intent, launcher_dir, real_path)) return true;
+bool visible_inside(const SessionIntent& intent, const std::string& real_path) {
+  if (bound_on_purpose(intent, real_path)) return true;
   // Fresh in both views: nothing of the host's is there.
   for (const std::string& hidden : {intent.home.path, intent.home.account_path, std::string("/tmp"),
                                     std::string("/run"), std::string("/dev")})

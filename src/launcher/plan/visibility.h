@@ -10,7 +10,6 @@
 namespace cordon {
 
 // True when `real_path` (absolute, resolved) is visible inside a sandbox with this intent.
-// `launcher_dir` is cordon's own binary directory, bound read-only in the system view.
-bool visible_inside(const SessionIntent& intent, const std::string& launcher_dir, const std::string& real_path);
+bool visible_inside(const SessionIntent& intent, const std::string& real_path);
 
 }  // namespace cordon

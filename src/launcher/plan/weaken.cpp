@@ -63,6 +63,26 @@ void host_dir_for_tmpfs(std::vector<std::string>& argv, const std::string& dir) 
   }
 }
 
+// Removes the tmpfs at `dir` with its --size, if any.
+void remove_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
+  auto end = std::find(argv.begin(), argv.end(), "--");
+  for (auto it = argv.begin(); it + 1 < end; ++it) {
+    if (*it != "--tmpfs" || *(it + 1) != dir) continue;
+    auto from = it - argv.begin() >= 2 && *(it - 2) == "--size" ? it - 2 : it;
+    argv.erase(from, it + 2);
+    return;
+  }
+}
+
+// Every writable tmpfs without its size cap: host RAM is the only bound.
+void no_tmpfs_size(SandboxPlan& plan) {
+  auto& a = plan.argv;
+  for (size_t i = 0; i + 1 < a.size() && a[i] != "--";) {
+    if (a[i] == "--size") a.erase(a.begin() + static_cast<long>(i), a.begin() + static_cast<long>(i) + 2);
+    else ++i;
+  }
+}
+
 void no_home_tmpfs(SandboxPlan& plan) {
   const std::string& home = plan.intent.home.path;
   host_dir_for_tmpfs(plan.argv, home);
@@ -155,7 +175,7 @@ const Weakening kWeakenings[] = {
     {"no-run-tmpfs",
      [](SandboxPlan& p) {
        host_dir_for_tmpfs(p.argv, "/run");
-       for (const char* dir : {"/run/user", "/run/secrets"}) remove_seq(p.argv, {"--tmpfs", dir});
+       for (const char* dir : {"/run/user", "/run/secrets"}) remove_tmpfs(p.argv, dir);
      }},
     {"no-home-tmpfs", no_home_tmpfs},
     {"no-account-home-tmpfs",
@@ -164,6 +184,7 @@ const Weakening kWeakenings[] = {
        remove_seq(p.argv, {"--remount-ro", p.intent.home.account_path});
      }},
     {"host-view", host_view},
+    {"no-tmpfs-size", no_tmpfs_size},
     {"no-private-masks", no_private_masks},
     {"no-masks", [](SandboxPlan& p) { remove_masks(p, [](const std::string&) { return true; }); }},
     {"no-gitconfig",

@@ -41,7 +41,7 @@ std::string sandbox_path(const EnvList& env) {
 // swept before a new one starts.
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
   check_command_runnable(plan.command.at(0), sandbox_path(plan.env), [&](const std::string& real) {
-    return visible_inside(plan.intent, facts.launcher_dir, real);
+    return visible_inside(plan.intent, real);
   });
   tidy_records(config, facts);
   // On a terminal, where a person reads it: the configuration variables left out (names

@@ -131,14 +131,24 @@ TEST(Plan, ExactVectorForAKnownHost) {
                                        "--ro-bind",
                                        "/proc/sys",
                                        "/proc/sys",
+                                       "--size",
+                                       "1073741824",
                                        "--tmpfs",
                                        "/tmp",
+                                       "--size",
+                                       "1073741824",
                                        "--tmpfs",
                                        "/run",
+                                       "--size",
+                                       "1073741824",
                                        "--tmpfs",
                                        "/var/tmp",
+                                       "--size",
+                                       "1073741824",
                                        "--tmpfs",
                                        "/run/user",
+                                       "--size",
+                                       "1073741824",
                                        "--tmpfs",
                                        "/home/dev",
                                        "--bind-fd",
@@ -196,6 +206,20 @@ TEST(Plan, ExactVectorForAKnownHost) {
   EXPECT_EQ(plan.bound_paths[0].source, "/src/app");
   EXPECT_EQ(plan.bound_paths[0].fd, 13);
   EXPECT_EQ(plan.intent.filesystem.view, "system");
+}
+
+TEST(Plan, WritableTmpfsMountsAreCapped) {
+  // Best-effort budgets this host cannot hold are named in the session file.
+  Config best = no_jail();
+  best.limits["pids_max"] = 100;
+  best.limits_best_effort = {"pids_max"};
+  SandboxPlan plan = build_plan(best, sample_facts(), request());
+  ASSERT_EQ(plan.intent.limits.not_enforced.size(), 1u);
+  EXPECT_EQ(plan.intent.limits.not_enforced[0].rfind("pids_max (", 0), 0u);
+  EXPECT_NE(find_seq(plan.argv, {"--size", "1073741824", "--tmpfs", "/tmp"}), std::string::npos);
+  Config capped = no_jail();
+  capped.tmpfs_size_bytes = 0;  // no cap: no --size at all
+  EXPECT_EQ(find_seq(build_plan(capped, sample_facts(), request()).argv, {"--size"}), std::string::npos);
 }
 
 TEST(Plan, HostViewIsTheWholeRootReadOnlyWithTheSiblingsHidden) {
