@@ -89,6 +89,8 @@ Json intent_json(const SessionIntent& s) {
                  {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
   out["workspace"] = bytes_json(s.workspace);
   out["writable"] = bytes_array_json(s.writable);
+  out["workspace_protected"] = bytes_array_json(s.workspace_protected);
+  out["workspace_protect_absent"] = bytes_array_json(s.workspace_protect_absent);
   out["env_names"] = bytes_array_json(s.env_names);
   out["libexec"] = bytes_json(s.libexec);
   out["host_namespaces"] = map_json(s.host_namespaces);
@@ -112,6 +114,8 @@ SessionIntent intent_from_json(const Json& d) {
             string_array_member(home, "keep_read_only")};
   s.workspace = string_member(d, "workspace");
   s.writable = string_array_member(d, "writable");
+  s.workspace_protected = string_array_member(d, "workspace_protected");
+  s.workspace_protect_absent = string_array_member(d, "workspace_protect_absent");
   s.env_names = string_array_member(d, "env_names");
   s.libexec = string_member(d, "libexec");
   s.host_namespaces = map_from_json(d, "host_namespaces");

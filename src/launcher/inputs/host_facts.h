@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/fs/git_footholds.h"
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
 
@@ -50,6 +51,7 @@ struct HostFacts {
   // none), and which of the three are terminals (bit N = fd N): they get the private pty.
   std::string terminal_device;
   unsigned terminal_fds = 0;
+  FootholdPlan footholds;   // workspace paths bound read-only (fs/git_footholds.h)
   std::string last_verify;  // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }

@@ -74,6 +74,8 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.home.account_path = f.account_home;
   s.workspace = f.workspace;
   s.writable = writable;
+  s.workspace_protected = f.footholds.protected_paths;
+  s.workspace_protect_absent = f.footholds.absent;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
   // A shipped profile's shim copy only when it is installed: `--agent claude` without a shim
