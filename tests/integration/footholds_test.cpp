@@ -144,8 +144,8 @@ TEST_P(Footholds, ControlWithWritableFootholdsThePlantedCodeRunsOnTheHost) {
 }
 
 TEST_P(Footholds, AGitInitInsideIsQuarantinedAtTeardown) {
-  RunResult r = sandbox("git init -q . && " + plant_script(false) + " && git config core.fsmonitor 'touch " + marker_ +
-                        "' && echo planted > .envrc");
+  // plant_script's own `git config core.fsmonitor` lands here: nothing was bound at launch.
+  RunResult r = sandbox("git init -q . && " + plant_script(false) + " && echo planted > .envrc");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cordon: quarantined .git/hooks/pre-commit written during the session"), std::string::npos)
       << r.err;
@@ -170,8 +170,7 @@ TEST_P(Footholds, AGitInitInsideIsQuarantinedAtTeardown) {
 
 TEST_P(Footholds, ASigkilledLaunchersSessionIsAuditedBySessionsGc) {
   const std::string planted = workspace_ + "/planted";
-  pid_t pid = spawn_background(cordon_argv({}, "git init -q . && " + plant_script(false) + " && git config core.fsmonitor "
-                                                "'touch " + marker_ + "' && touch planted && sleep 60"),
+  pid_t pid = spawn_background(cordon_argv({}, "git init -q . && " + plant_script(false) + " && touch planted && sleep 60"),
                                as_who());
   ASSERT_GT(pid, 0);
   for (int i = 0; i < 300 && !path_exists(planted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
