@@ -79,6 +79,6 @@ Outcome check_proc1_init(const Context&);        // 25
 Outcome check_system_masks(const Context&);      // 26
 Outcome check_resource_budgets(const Context&);  // 27
 Outcome check_private_terminal(const Context&);  // 28
-Outcome check_workspace_footholds(const Context&);  // 29
+Outcome check_footholds_ro(const Context&);      // 29
 
 }  // namespace cordon::battery

@@ -225,9 +225,9 @@ std::string foothold_writable(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     UniqueFd dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     const std::string probe = ".cordon-check-29-" + std::to_string(::getpid());
-    UniqueFd made(dir.valid() ? ::openat(dir.get(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                         0600)
-                              : -1);
+    UniqueFd made(dir.valid()
+                      ? ::openat(dir.get(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                      : -1);
     if (made.valid()) {
       ::unlinkat(dir.get(), probe.c_str(), 0);
       return "a file could be created in it";
@@ -244,7 +244,7 @@ std::string foothold_writable(const std::string& path) {
 
 }  // namespace
 
-Outcome check_workspace_footholds(const Context& c) {
+Outcome check_footholds_ro(const Context& c) {
   const std::string workspace = c.session ? c.session->workspace : c.cwd;
   std::vector<std::string> paths;
   struct stat st {};

@@ -49,7 +49,7 @@ const std::vector<CheckSpec>& all_checks() {
        check_private_terminal},
       {"29", "workspace footholds read-only", "host_execution",
        "read-only binds over the workspace's .git config and hooks and [workspace] protect entries",
-       check_workspace_footholds},
+       check_footholds_ro},
   };
   return checks;
 }

@@ -71,7 +71,7 @@ struct SessionIntent {
   AgentIntent agent;
   HomeIntent home;
   std::string workspace;
-  std::vector<std::string> writable;   // host paths bound read-write
+  std::vector<std::string> writable;  // host paths bound read-write
   // Workspace paths bound read-only so host tools cannot be made to run planted code (git's
   // config and hooks, [workspace] protect entries); the protect entries absent at launch,
   // which the teardown audit names if they appear.

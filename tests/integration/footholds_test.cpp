@@ -35,8 +35,10 @@ class Footholds : public ::testing::TestWithParam<Who> {
     remote_ = outside_->path() + "/remote.git";
     marker_ = outside_->path() + "/planted-code-ran";
     config_ = base_->path() + "/cordon.toml";
-    write_file(config_, "[network]\negress_jail = false\n[git]\nname = \"Agent\"\nemail = \"agent@example.invalid\"\n"
-                        "[filesystem]\nwritable = [\"" + remote_ + "\"]\n");
+    write_file(config_,
+               "[network]\negress_jail = false\n[git]\nname = \"Agent\"\nemail = \"agent@example.invalid\"\n"
+               "[filesystem]\nwritable = [\"" +
+                   remote_ + "\"]\n");
     fs::create_directories(workspace_);
     fs::create_directories(remote_);
     chown_tree(workspace_, who_.uid, who_.gid);
@@ -45,9 +47,12 @@ class Footholds : public ::testing::TestWithParam<Who> {
 
   RunOptions as_who() {
     RunOptions o;
-    o.env = base_env(who_, {{"GIT_CONFIG_NOSYSTEM", "1"}, {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                            {"GIT_AUTHOR_NAME", "Op"}, {"GIT_AUTHOR_EMAIL", "op@example.invalid"},
-                            {"GIT_COMMITTER_NAME", "Op"}, {"GIT_COMMITTER_EMAIL", "op@example.invalid"}});
+    o.env = base_env(who_, {{"GIT_CONFIG_NOSYSTEM", "1"},
+                            {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                            {"GIT_AUTHOR_NAME", "Op"},
+                            {"GIT_AUTHOR_EMAIL", "op@example.invalid"},
+                            {"GIT_COMMITTER_NAME", "Op"},
+                            {"GIT_COMMITTER_EMAIL", "op@example.invalid"}});
     o.as = who_;
     o.cwd = workspace_;
     return o;
@@ -69,32 +74,45 @@ class Footholds : public ::testing::TestWithParam<Who> {
 
   // A repository with one commit and a bare remote outside the workspace.
   void make_repo() {
-    RunResult r = host("git init -q -b main . && echo a > a.txt && git add a.txt && git commit -qm one && "
-                       "git init -q --bare " + remote_ + " && git remote add origin " + remote_ +
-                       " && git push -q origin main && echo 'export X=1' > .envrc");
+    RunResult r = host(
+        "git init -q -b main . && echo a > a.txt && git add a.txt && git commit -qm one && "
+        "git init -q --bare " +
+        remote_ + " && git remote add origin " + remote_ + " && git push -q origin main && echo 'export X=1' > .envrc");
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
 
   // Everything an agent would plant, each way it might try; `|| true`: each may fail.
   std::string plant_script(bool move_hooks = true) const {
     const std::string touch = "touch " + marker_;
-    return "git config core.fsmonitor '" + touch + "' 2>/dev/null; "
-           "printf '[core]\\n\\tfsmonitor = \"" + touch + "\"\\n' >> .git/config 2>/dev/null; "
-           "printf '[alias]\\n\\tst = \"!" + touch + "\"\\n' >> .git/config 2>/dev/null; "
-           "printf '[filter \"x\"]\\n\\tclean = \"" + touch + "; cat\"\\n' >> .git/config 2>/dev/null; "
+    return "git config core.fsmonitor '" + touch +
+           "' 2>/dev/null; "
+           "printf '[core]\\n\\tfsmonitor = \"" +
+           touch +
+           "\"\\n' >> .git/config 2>/dev/null; "
+           "printf '[alias]\\n\\tst = \"!" +
+           touch +
+           "\"\\n' >> .git/config 2>/dev/null; "
+           "printf '[filter \"x\"]\\n\\tclean = \"" +
+           touch +
+           "; cat\"\\n' >> .git/config 2>/dev/null; "
            "echo '* filter=x' > .gitattributes; "
-           "printf '#!/bin/sh\\n" + touch + "\\n' > .git/hooks/pre-commit 2>/dev/null; "
+           "printf '#!/bin/sh\\n" +
+           touch +
+           "\\n' > .git/hooks/pre-commit 2>/dev/null; "
            "chmod +x .git/hooks/pre-commit 2>/dev/null; "
-           "printf '#!/bin/sh\\n" + touch + "\\n' > .git/hooks/post-commit 2>/dev/null; "
+           "printf '#!/bin/sh\\n" +
+           touch +
+           "\\n' > .git/hooks/post-commit 2>/dev/null; "
            "chmod +x .git/hooks/post-commit 2>/dev/null; " +
-           std::string(move_hooks ? "mv .git/hooks .git/hooks-old 2>/dev/null && mkdir .git/hooks; " : "") +
-           "echo '" + touch + "' >> .envrc 2>/dev/null; true";
+           std::string(move_hooks ? "mv .git/hooks .git/hooks-old 2>/dev/null && mkdir .git/hooks; " : "") + "echo '" +
+           touch + "' >> .envrc 2>/dev/null; true";
   }
 
   // The operator's routine commands on the host afterwards.
   void host_git_routine() {
-    RunResult r = host("git status >/dev/null 2>&1; echo b >> a.txt; git commit -qam host 2>&1; git st 2>/dev/null; "
-                       "true");
+    RunResult r = host(
+        "git status >/dev/null 2>&1; echo b >> a.txt; git commit -qam host 2>&1; git st 2>/dev/null; "
+        "true");
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
 
@@ -151,7 +169,9 @@ TEST_P(Footholds, AGitInitInsideIsQuarantinedAtTeardown) {
       << r.err;
   EXPECT_NE(r.err.find("rewrote .git/config"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(".envrc appeared during the session"), std::string::npos) << r.err;
-  host("git add a.txt 2>/dev/null; git status >/dev/null 2>&1; echo z > z.txt; git add z.txt; git commit -qm host; true");
+  host(
+      "git add a.txt 2>/dev/null; git status >/dev/null 2>&1; echo z > z.txt; git add z.txt; git commit -qm host; "
+      "true");
   host_git_routine();
   EXPECT_FALSE(path_exists(marker_)) << "planted code ran on the host";
   Json receipt = last_receipt();
@@ -170,8 +190,8 @@ TEST_P(Footholds, AGitInitInsideIsQuarantinedAtTeardown) {
 
 TEST_P(Footholds, ASigkilledLaunchersSessionIsAuditedBySessionsGc) {
   const std::string planted = workspace_ + "/planted";
-  pid_t pid = spawn_background(cordon_argv({}, "git init -q . && " + plant_script(false) + " && touch planted && sleep 60"),
-                               as_who());
+  pid_t pid = spawn_background(
+      cordon_argv({}, "git init -q . && " + plant_script(false) + " && touch planted && sleep 60"), as_who());
   ASSERT_GT(pid, 0);
   for (int i = 0; i < 300 && !path_exists(planted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(path_exists(planted));

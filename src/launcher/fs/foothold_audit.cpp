@@ -102,7 +102,7 @@ class Auditor {
       text.resize(n > 0 ? static_cast<size_t>(n) : 0);
     }
     GitConfigScan scan = static_cast<size_t>(st.st_size) <= kMaxConfigBytes ? scan_git_config(text) : GitConfigScan{};
-    if (scan.refused.empty() && static_cast<size_t>(st.st_size) > kMaxConfigBytes) scan.refused.push_back("size");
+    if (scan.refused.empty() && static_cast<size_t>(st.st_size) > kMaxConfigBytes) scan.refused.emplace_back("size");
     if (scan.clean()) return;
     replace_config(dir_fd.get(), rel, file, st, scan);
   }

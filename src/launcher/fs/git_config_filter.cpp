@@ -157,11 +157,16 @@ class Scanner {
 bool git_config_key_allowed(const std::string& section, bool has_subsection, const std::string& name) {
   // include and includeIf would pull in another file: never, whatever the key.
   if (section == "include" || section == "includeif") return false;
-  static const char* const kPlain[] = {"core.repositoryformatversion", "core.filemode",
-                                       "core.bare",                    "core.logallrefupdates",
-                                       "core.ignorecase",              "core.precomposeunicode",
-                                       "core.symlinks",                "user.name",
-                                       "user.email",                   "init.defaultbranch",
+  static const char* const kPlain[] = {"core.repositoryformatversion",
+                                       "core.filemode",
+                                       "core.bare",
+                                       "core.logallrefupdates",
+                                       "core.ignorecase",
+                                       "core.precomposeunicode",
+                                       "core.symlinks",
+                                       "user.name",
+                                       "user.email",
+                                       "init.defaultbranch",
                                        "extensions.objectformat"};
   static const char* const kWithSubsection[] = {"remote.url", "remote.fetch", "branch.remote", "branch.merge"};
   const std::string key = section + "." + name;

@@ -57,7 +57,8 @@ class GitDirWalk {
       std::string common = pointer_target(workspace_, rel, tree_.read(join_rel(rel, "commondir")), false);
       if (!common.empty()) add(common, false, depth);
     }
-    for (const auto& name : tree_.list(join_rel(rel, "worktrees"))) add(join_rel(rel, "worktrees/" + name), false, depth);
+    for (const auto& name : tree_.list(join_rel(rel, "worktrees")))
+      add(join_rel(rel, "worktrees/" + name), false, depth);
     modules(join_rel(rel, "modules"), depth + 1);
   }
 
@@ -110,7 +111,8 @@ void protect_git_dir(const std::string& workspace, const GitDir& dir, const Tree
   plan.binds.push_back({workspace + "/" + dir.rel, true});
   // config: core.fsmonitor, aliases, filters, hooksPath; config.worktree (extensions.worktreeConfig);
   // commondir redirects where config and hooks are read from.
-  for (const char* name : {"config", "config.worktree", "commondir"}) protect(workspace, join_rel(dir.rel, name), tree, plan);
+  for (const char* name : {"config", "config.worktree", "commondir"})
+    protect(workspace, join_rel(dir.rel, name), tree, plan);
   const std::string hooks = join_rel(dir.rel, "hooks");
   if (protect(workspace, hooks, tree, plan)) return;
   // No hooks/ yet: made empty at launch, so a hook the agent writes has nowhere to land.
@@ -192,7 +194,8 @@ FootholdPlan gather_footholds(const std::string& workspace, const std::vector<st
 std::vector<std::string> foothold_mount_args(const FootholdPlan& plan) {
   if (!plan.refusal.empty()) throw Error(plan.refusal, plan.refusal_fix);
   std::vector<std::string> args;
-  for (const auto& bind : plan.binds) args.insert(args.end(), {bind.pin ? "--bind" : "--ro-bind", bind.path, bind.path});
+  for (const auto& bind : plan.binds)
+    args.insert(args.end(), {bind.pin ? "--bind" : "--ro-bind", bind.path, bind.path});
   return args;
 }
 
@@ -205,8 +208,8 @@ int open_beneath(int dir_fd, const std::string& rel, int last_flags) {
   if (parts.empty()) return ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
   UniqueFd at;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    UniqueFd next(::openat(at.valid() ? at.get() : dir_fd, parts[i].c_str(),
-                           O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(
+        ::openat(at.valid() ? at.get() : dir_fd, parts[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.valid()) {
       // O_DIRECTORY|O_NOFOLLOW on a link reports ENOTDIR: tell it apart as ELOOP.
       struct stat st {};

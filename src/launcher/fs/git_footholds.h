@@ -57,11 +57,11 @@ struct FootholdBind {
 };
 
 struct FootholdPlan {
-  std::vector<FootholdBind> binds;            // in bwrap order: a git dir's pin before its files
-  std::vector<std::string> protected_paths;   // absolute paths bound read-only (the session intent lists them)
-  std::vector<std::string> create_hooks;      // hooks/ directories made at launch, then bound read-only
-  std::vector<std::string> absent;            // [workspace] protect entries absent at launch (absolute)
-  std::string refusal, refusal_fix;           // set: the launch is refused (a symlink, too deep)
+  std::vector<FootholdBind> binds;           // in bwrap order: a git dir's pin before its files
+  std::vector<std::string> protected_paths;  // absolute paths bound read-only (the session intent lists them)
+  std::vector<std::string> create_hooks;     // hooks/ directories made at launch, then bound read-only
+  std::vector<std::string> absent;           // [workspace] protect entries absent at launch (absolute)
+  std::string refusal, refusal_fix;          // set: the launch is refused (a symlink, too deep)
 };
 
 // The pure plan for `workspace` (absolute) and the configured protect list.

@@ -177,7 +177,8 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
 void apply_workspace(const Origin& o, const toml::table& t, Config& c) {
   only_keys(o, t, "workspace", {"root", "hide_siblings", "protect"});
   if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
-  if (auto* p = t.get("protect")) c.workspace_protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
+  if (auto* p = t.get("protect"))
+    c.workspace_protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
   if (auto* r = t.get("root")) {
     c.workspace_root = as_string(o, *r, "workspace.root");
     if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
@@ -424,28 +425,17 @@ Config load_config(const std::string& path) {
 }
 
 std::vector<std::string> config_schema_keys() {
-  std::vector<std::string> keys = {"workspace.root",
-                                   "workspace.hide_siblings",
-                                   "workspace.protect",
-                                   "environment.allow",
-                                   "environment.deny",
-                                   "home.keep",
-                                   "filesystem.writable",
-                                   "filesystem.masks",
-                                   "filesystem.proc",
-                                   "git.name",
-                                   "git.email",
-                                   "network.egress_jail",
-                                   "network.allow_ip",
-                                   "network.dns_forward",
-                                   "agents.*.binary",
-                                   "agents.*.home",
-                                   "agents.*.env",
-                                   "agents.*.allow_ptrace",
-                                   "agents.*.args",
-                                   "records.keep",
-                                   "records.keep_days",
-                                   "terminal.private",
+  std::vector<std::string> keys = {"workspace.root",      "workspace.hide_siblings",
+                                   "workspace.protect",   "environment.allow",
+                                   "environment.deny",    "home.keep",
+                                   "filesystem.writable", "filesystem.masks",
+                                   "filesystem.proc",     "git.name",
+                                   "git.email",           "network.egress_jail",
+                                   "network.allow_ip",    "network.dns_forward",
+                                   "agents.*.binary",     "agents.*.home",
+                                   "agents.*.env",        "agents.*.allow_ptrace",
+                                   "agents.*.args",       "records.keep",
+                                   "records.keep_days",   "terminal.private",
                                    "terminal.pass"};
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
   keys.emplace_back("limits.best_effort");

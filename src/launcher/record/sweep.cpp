@@ -144,7 +144,8 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   for (const auto& removed : cgroups.removed) line += ", removed " + removed;
   for (const auto& removed : temp_dirs) line += ", removed " + removed;
   for (const auto& p : problems) line += "; PROBLEM: " + p;
-  if (!audit.items.empty()) line += "; workspace audit: " + std::to_string(audit.items.size()) + " item(s), named above";
+  if (!audit.items.empty())
+    line += "; workspace audit: " + std::to_string(audit.items.size()) + " item(s), named above";
   return line;
 }
 

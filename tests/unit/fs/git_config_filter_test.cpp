@@ -19,8 +19,8 @@ TEST(GitConfigFilter, CodeRunningKeysAreRefusedAndTheRestKept) {
       "[core]\n\tbare = false\n\tfsmonitor = touch /tmp/m\n\thooksPath = /tmp\n[alias]\n\tco = !sh -c x\n"
       "[filter \"lfs\"]\n\tclean = sh -c x\n[remote \"origin\"]\n\turl = /srv/r.git\n\tfetch = +refs/*:refs/*\n"
       "\tuploadpack = sh -c x\n[user]\n\tname = A\n");
-  EXPECT_EQ(scan.refused, (std::vector<std::string>{"core.fsmonitor", "core.hookspath", "alias.co",
-                                                     "filter.lfs.clean", "remote.origin.uploadpack"}));
+  EXPECT_EQ(scan.refused, (std::vector<std::string>{"core.fsmonitor", "core.hookspath", "alias.co", "filter.lfs.clean",
+                                                    "remote.origin.uploadpack"}));
   EXPECT_EQ(scan.filtered,
             "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /srv/r.git\n\tfetch = +refs/*:refs/*\n"
             "[user]\n\tname = A\n");
@@ -46,7 +46,8 @@ TEST(GitConfigFilter, AKeyOnTheHeaderLineIsSeen) {
 
 TEST(GitConfigFilter, ContinuationLinesBelongToTheirKey) {
   // The continued line looks like a key of its own ("fsmonitor = ..."), but is alias.x's value.
-  GitConfigScan scan = scan_git_config("[user]\n\tname = a \\\nfsmonitor = b\n[core]\n\tbare = \"x\\\\\"\n\tsymlinks = t\n");
+  GitConfigScan scan = scan_git_config(
+      "[user]\n\tname = a \\\nfsmonitor = b\n[core]\n\tbare = \"x\\\\\"\n\tsymlinks = t\n");
   EXPECT_TRUE(scan.clean()) << scan.refused.front();
   EXPECT_EQ(scan.filtered, "[user]\n\tname = a \\\nfsmonitor = b\n[core]\n\tbare = \"x\\\\\"\n\tsymlinks = t\n");
   // A backslash in a comment does not continue; an escaped one does not either.

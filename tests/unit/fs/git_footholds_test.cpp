@@ -69,9 +69,9 @@ TEST(GitFootholds, ARepositorysConfigAndHooksAreBoundReadOnlyAfterItsGitDirIsPin
   FootholdPlan plan = plan_footholds(kWs, no_protect(), t);
   ASSERT_TRUE(plan.refusal.empty()) << plan.refusal;
   std::vector<std::string> args = foothold_mount_args(plan);
-  std::vector<std::string> expected = {"--bind",     kWs + "/.git",        kWs + "/.git",
-                                       "--ro-bind",  kWs + "/.git/config", kWs + "/.git/config",
-                                       "--ro-bind",  kWs + "/.git/hooks",  kWs + "/.git/hooks"};
+  std::vector<std::string> expected = {"--bind",    kWs + "/.git",        kWs + "/.git",
+                                       "--ro-bind", kWs + "/.git/config", kWs + "/.git/config",
+                                       "--ro-bind", kWs + "/.git/hooks",  kWs + "/.git/hooks"};
   EXPECT_EQ(args, expected);
   EXPECT_TRUE(plan.create_hooks.empty());
 }
