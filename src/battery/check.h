@@ -80,5 +80,6 @@ Outcome check_system_masks(const Context&);      // 26
 Outcome check_resource_budgets(const Context&);  // 27
 Outcome check_system_view(const Context&);       // 30
 Outcome check_private_terminal(const Context&);  // 28
+Outcome check_footholds_ro(const Context&);      // 29
 
 }  // namespace cordon::battery

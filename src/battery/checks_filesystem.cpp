@@ -1,7 +1,9 @@
 // Filesystem checks: fresh /dev and /tmp, empty runtime and secret directories, the writable
-// set, the configuration and helpers read-only, system credential files masked.
+// set, the configuration and helpers read-only, system credential files masked, the
+// workspace's footholds (git config and hooks, [workspace] protect) read-only.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -209,6 +211,63 @@ Outcome check_system_masks(const Context&) {
   }
   if (!readable.empty()) return fail("host credential files readable: " + join_some(readable));
   return pass(notes.empty() ? "empty" : "empty or " + join_some(notes));
+}
+
+}  // namespace cordon::battery
+
+namespace cordon::battery {
+namespace {
+
+// Why `path` can be changed from here ("" = it cannot): a file opened for writing, or a file
+// created inside a directory; and whether its mount is read-only.
+std::string foothold_writable(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISDIR(st.st_mode)) {
+    UniqueFd dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    const std::string probe = ".cordon-check-29-" + std::to_string(::getpid());
+    UniqueFd made(dir.valid()
+                      ? ::openat(dir.get(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                      : -1);
+    if (made.valid()) {
+      ::unlinkat(dir.get(), probe.c_str(), 0);
+      return "a file could be created in it";
+    }
+  } else {
+    // O_APPEND and no write: the file's content is never touched.
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.valid()) return "it opened for writing";
+  }
+  struct statvfs vfs {};
+  if (::statvfs(path.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY) == 0) return "its mount is read-write";
+  return "";
+}
+
+}  // namespace
+
+Outcome check_footholds_ro(const Context& c) {
+  const std::string workspace = c.session ? c.session->workspace : c.cwd;
+  std::vector<std::string> paths;
+  struct stat st {};
+  // The workspace's own repository, whatever the session file says: an unlisted one counts too.
+  if (::lstat((workspace + "/.git").c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    paths = {workspace + "/.git/config", workspace + "/.git/hooks"};
+  if (c.session)
+    for (const auto& p : c.session->workspace_protected)
+      if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+  std::vector<std::string> writable_paths;
+  size_t present = 0;
+  for (const auto& path : paths) {
+    if (!exists(path)) continue;
+    ++present;
+    if (std::string why = foothold_writable(path); !why.empty()) writable_paths.push_back(path + " (" + why + ")");
+  }
+  if (!writable_paths.empty())
+    return fail("writable from inside, so planted code would run on the host later: " + join_some(writable_paths));
+  std::string note = present == 0 ? "no .git or protected path in " + workspace
+                                  : std::to_string(present) + " path(s) read-only (EROFS)";
+  if (!c.session) note = std::string(kNoSession) + ": only " + workspace + "/.git looked at; " + note;
+  return pass(note);
 }
 
 }  // namespace cordon::battery

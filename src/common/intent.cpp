@@ -93,6 +93,8 @@ Json intent_json(const SessionIntent& s) {
                        {"read", bytes_array_json(s.filesystem.read)},
                        {"private_masked", bytes_array_json(s.filesystem.private_masked)},
                        {"tmpfs_size_bytes", s.filesystem.tmpfs_size_bytes}};
+  out["workspace_protected"] = bytes_array_json(s.workspace_protected);
+  out["workspace_protect_absent"] = bytes_array_json(s.workspace_protect_absent);
   out["env_names"] = bytes_array_json(s.env_names);
   out["libexec"] = bytes_json(s.libexec);
   out["host_namespaces"] = map_json(s.host_namespaces);
@@ -123,6 +125,8 @@ SessionIntent intent_from_json(const Json& d) {
   if (s.filesystem.view.empty()) s.filesystem.view = "host";  // a session file from before the view
   if (auto size = filesystem.find("tmpfs_size_bytes"); size != filesystem.end() && size->is_number_integer())
     s.filesystem.tmpfs_size_bytes = size->get<long long>();
+  s.workspace_protected = string_array_member(d, "workspace_protected");
+  s.workspace_protect_absent = string_array_member(d, "workspace_protect_absent");
   s.env_names = string_array_member(d, "env_names");
   s.libexec = string_member(d, "libexec");
   s.host_namespaces = map_from_json(d, "host_namespaces");

@@ -82,6 +82,11 @@ struct SessionIntent {
   std::string workspace;
   std::vector<std::string> writable;   // host paths bound read-write
   FilesystemIntent filesystem;
+  // Workspace paths bound read-only so host tools cannot be made to run planted code (git's
+  // config and hooks, [workspace] protect entries); the protect entries absent at launch,
+  // which the teardown audit names if they appear.
+  std::vector<std::string> workspace_protected;
+  std::vector<std::string> workspace_protect_absent;
   std::vector<std::string> env_names;  // names the launcher passed in
   std::string libexec;
   std::map<std::string, std::string> host_namespaces;  // "pid" -> "pid:[4026531836]"

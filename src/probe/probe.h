@@ -67,6 +67,7 @@ const std::vector<ProbeDef>& all_probes();
 
 std::vector<ProbeDef> egress_probes();
 std::vector<ProbeDef> filesystem_probes();
+std::vector<ProbeDef> foothold_probes();
 std::vector<ProbeDef> privilege_probes();
 std::vector<ProbeDef> process_probes();
 std::vector<ProbeDef> terminal_probes();

@@ -3,6 +3,7 @@
 #include "common/credential_files.h"
 #include "common/intent.h"
 #include "common/paths.h"
+#include "launcher/fs/git_footholds.h"
 
 namespace cordon {
 namespace {
@@ -157,6 +158,8 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
 
   // 4. The workspace, read-write, by descriptor (BoundPath).
   bind_fd(plan, next_fd, facts.workspace, facts.workspace);
+  // 4a. Its footholds (git's config and hooks, [workspace] protect), read-only (fs/git_footholds.h).
+  for (auto& arg : foothold_mount_args(facts.footholds)) a.push_back(std::move(arg));
   add_file_masks(config, facts, a);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.

@@ -126,6 +126,12 @@ void check_home_entry(const Origin& o, const toml::node& n, const std::string& k
   if (!names_an_entry(v)) fail(o, n, key, "\"" + v + "\" names $HOME itself, which would expose all of it");
 }
 
+void check_workspace_entry(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
+  if (v.empty() || v[0] == '/') fail(o, n, key, "\"" + v + "\" must be a path relative to the workspace");
+  if (has_dot_dot(v)) fail(o, n, key, "\"" + v + "\" must stay inside the workspace (no '..')");
+  if (!names_an_entry(v)) fail(o, n, key, "\"" + v + "\" names the workspace itself, which must stay writable");
+}
+
 void check_env_name(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
   std::string name = v;
   if (!name.empty() && name.back() == '*') name.pop_back();  // prefix pattern
@@ -177,8 +183,10 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
 
 // One function per [section]: each checks its own keys and fills its part of the Config.
 void apply_workspace(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "workspace", {"root", "hide_siblings"});
+  only_keys(o, t, "workspace", {"root", "hide_siblings", "protect"});
   if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
+  if (auto* p = t.get("protect"))
+    c.workspace_protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
   if (auto* r = t.get("root")) {
     c.workspace_root = as_string(o, *r, "workspace.root");
     if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
@@ -446,6 +454,7 @@ void refuse_config_override(const std::string& path, bool test_build) {
 std::vector<std::string> config_schema_keys() {
   std::vector<std::string> keys = {"workspace.root",
                                    "workspace.hide_siblings",
+                                   "workspace.protect",
                                    "environment.allow",
                                    "environment.deny",
                                    "home.keep",

@@ -43,6 +43,9 @@ struct Config {
   // [workspace]
   std::string workspace_root;  // "" = the current directory at launch
   bool hide_siblings = true;   // tmpfs over the workspace's parent (other projects)
+  // Paths relative to the workspace bound read-only when they exist (host tools run what they
+  // hold); git's config and hooks are protected whatever this says (fs/git_footholds.h).
+  std::vector<std::string> workspace_protect = {".envrc", ".vscode", ".idea", ".devcontainer"};
 
   // [environment]
   std::vector<std::string> env_allow;  // extra names (a trailing '*' matches a prefix)

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/fs/git_footholds.h"
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/root_view.h"
@@ -52,6 +53,7 @@ struct HostFacts {
   // none), and which of the three are terminals (bit N = fd N): they get the private pty.
   std::string terminal_device;
   unsigned terminal_fds = 0;
+  FootholdPlan footholds;   // workspace paths bound read-only (fs/git_footholds.h)
   std::string last_verify;  // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
   std::vector<RootEntry> view_roots;     // the system view's roots on this host (view = "system")
   // Entries of /etc other users cannot read (/etc/ssl/private, ...): masked for a root launch,

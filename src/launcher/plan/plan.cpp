@@ -112,6 +112,8 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.filesystem.tmpfs_size_bytes = config.tmpfs_size_bytes;
   if (config.view == RootView::System) s.filesystem.read = config.read;
   for (const auto& entry : f.private_etc) s.filesystem.private_masked.push_back(entry.path);
+  s.workspace_protected = f.footholds.protected_paths;
+  s.workspace_protect_absent = f.footholds.absent;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
   // A shipped profile's shim copy only when it is installed: `--agent claude` without a shim

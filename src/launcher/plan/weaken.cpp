@@ -207,6 +207,11 @@ const Weakening kWeakenings[] = {
     {"no-cgroup", [](SandboxPlan& p) { p.limits.cgroup_budgets.clear(); }},
     // The pty is made and relayed, but the sandbox's streams stay the operator's terminal.
     {"shared-terminal", [](SandboxPlan& p) { p.terminal.attach = false; }},
+    // The workspace's git config, hooks and protect entries stay writable (fs/git_footholds.h).
+    {"writable-footholds",
+     [](SandboxPlan& p) {
+       for (const auto& path : p.intent.workspace_protected) remove_seq(p.argv, {"--ro-bind", path, path});
+     }},
 };
 
 }  // namespace

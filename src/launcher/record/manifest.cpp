@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -89,6 +90,8 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"agent", bytes_json(plan.agent)},
       {"workspace", bytes_json(plan.workspace)},
       {"writable", bytes_array_json(plan.writable)},
+      {"workspace_protected", bytes_array_json(plan.intent.workspace_protected)},
+      {"workspace_protect_absent", bytes_array_json(plan.intent.workspace_protect_absent)},
       {"env_names", bytes_array_json(env_names)},
       {"bwrap_argv", bytes_array_json(plan.argv)},
       {"seccomp_rules_digest", plan.skip_seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules(plan.seccomp))},
@@ -117,6 +120,30 @@ Json terminal_json(const TerminalOutcome& t) {
           {"output_cut", t.output_cut}};
 }
 
+}  // namespace
+
+Json workspace_audit_json(const FootholdAudit& audit) {
+  Json items = Json::array();
+  for (const auto& item : audit.items)
+    items.push_back({{"kind", item.kind},
+                     {"path", bytes_json(item.path)},
+                     {"quarantine", item.quarantine.empty() ? Json(nullptr) : bytes_json(item.quarantine)},
+                     {"detail", bytes_json(item.detail)}});
+  return {{"items", items}, {"problems", bytes_array_json(audit.problems)}};
+}
+
+FootholdAudit audit_session_workspace(const std::string& id, const std::string& workspace,
+                                      const std::vector<std::string>& protected_paths,
+                                      const std::vector<std::string>& protect_absent) {
+  FootholdAudit audit = audit_footholds(workspace, id, protected_paths, protect_absent);
+  for (const auto& item : audit.items) std::fprintf(stderr, "cordon: %s\n", audit_line(workspace, item).c_str());
+  for (const auto& problem : audit.problems)
+    std::fprintf(stderr, "cordon: the workspace audit could not finish: %s\n", problem.c_str());
+  return audit;
+}
+
+namespace {
+
 // The receipt's members sit under "receipt": a reader tells the two lines apart by it.
 Json receipt_json(const Receipt& r) {
   const LaunchOutcome& o = r.outcome;
@@ -134,6 +161,7 @@ Json receipt_json(const Receipt& r) {
        {{"verified", r.teardown_problems.empty()},
         {"problems", bytes_array_json(r.teardown_problems)},
         {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
+      {"workspace_audit", workspace_audit_json(r.footholds)},
   };
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_codec.h"
+#include "launcher/fs/foothold_audit.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
@@ -29,7 +31,17 @@ struct Receipt {
   std::vector<std::string> teardown_problems;  // empty = verified clean
   std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
+  FootholdAudit footholds;                     // the teardown audit of the workspace (fs/foothold_audit.h)
 };
+
+// The receipt's "workspace_audit" member (also in a sweep's receipt).
+Json workspace_audit_json(const FootholdAudit& audit);
+
+// Runs the teardown audit for a session as its manifest or intent recorded it, and prints one
+// line per item on stderr.
+FootholdAudit audit_session_workspace(const std::string& id, const std::string& workspace,
+                                      const std::vector<std::string>& protected_paths,
+                                      const std::vector<std::string>& protect_absent);
 
 class SessionRecord {
  public:

@@ -57,8 +57,24 @@ bool append_line(const std::string& path, const Json& document, std::string* pro
   return !err;
 }
 
+// The workspace audit the killed launcher could not run (fs/foothold_audit.h), from its manifest.
+FootholdAudit audit_crashed_workspace(const std::string& id, const std::optional<Json>& manifest) {
+  if (!manifest || !manifest->is_object() || !manifest->contains("workspace")) return {};
+  try {
+    auto paths = [&](const char* key) {
+      std::vector<std::string> out;
+      for (const auto& item : manifest->value(key, Json::array())) out.push_back(bytes_from_json(item));
+      return out;
+    };
+    return audit_session_workspace(id, bytes_from_json((*manifest)["workspace"]), paths("workspace_protected"),
+                                   paths("workspace_protect_absent"));
+  } catch (const std::exception& e) {
+    return {{}, {std::string("the manifest's workspace could not be read: ") + e.what()}};
+  }
+}
+
 Json crash_receipt(const std::vector<std::string>& removed, const std::vector<std::string>& problems,
-                   const std::vector<std::string>& temp_dirs) {
+                   const std::vector<std::string>& temp_dirs, const FootholdAudit& audit) {
   Json receipt{
       {"ended", nullptr},
       {"launch_error", nullptr},
@@ -71,6 +87,7 @@ Json crash_receipt(const std::vector<std::string>& removed, const std::vector<st
        {{"verified", problems.empty()},
         {"problems", bytes_array_json(problems)},
         {"cgroups_removed", bytes_array_json(removed)}}},
+      {"workspace_audit", workspace_audit_json(audit)},
       {"crashed",
        {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
@@ -119,13 +136,16 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   std::vector<std::string> problems = cgroups.problems;
   if (std::string left = remove_pasta_dir(id, temp_dirs); !left.empty()) problems.push_back(left);
   report.problems += static_cast<int>(problems.size());
-  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs), &problem))
+  const FootholdAudit audit = audit_crashed_workspace(id, record.manifest);
+  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit), &problem))
     return "session " + id + ": " + problem;
   ::unlink(state_file_path(dir, id).c_str());
   std::string line = "session " + id + " crashed (its launcher died without a receipt); swept";
   for (const auto& removed : cgroups.removed) line += ", removed " + removed;
   for (const auto& removed : temp_dirs) line += ", removed " + removed;
   for (const auto& p : problems) line += "; PROBLEM: " + p;
+  if (!audit.items.empty())
+    line += "; workspace audit: " + std::to_string(audit.items.size()) + " item(s), named above";
   return line;
 }
 

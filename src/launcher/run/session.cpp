@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/fs/agent_home.h"
+#include "launcher/fs/git_footholds.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/plan/visibility.h"
@@ -89,6 +90,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   }
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
   before_anything_is_made(config, facts, plan);
+  create_missing_hooks(facts.workspace, facts.footholds);  // bound read-only by the plan
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
@@ -100,6 +102,11 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
     for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
     receipt.cgroups_removed = finished.removed;
+  };
+  // After the sandbox is gone: what it could write that a host tool would run (fs/foothold_audit.h).
+  auto audit_workspace = [&] {
+    receipt.footholds = audit_session_workspace(record.id(), plan.intent.workspace, plan.intent.workspace_protected,
+                                                plan.intent.workspace_protect_absent);
   };
   try {
     // The session's cgroup is made (limits written and read back) before anything forks; the
@@ -114,6 +121,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   } catch (const Error& e) {
     receipt.launch_error = e.what();
     finish_budgets();
+    audit_workspace();
     std::string unrecorded = record.finish(receipt);
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
@@ -121,6 +129,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets();
+  audit_workspace();
   // A receipt that cannot be written (a full disk) is reported, never a reason to hide the
   // command's own status: the command ran.
   std::string unrecorded = record.finish(receipt);

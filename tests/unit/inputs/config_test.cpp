@@ -52,6 +52,7 @@ allow_ptrace = true
   EXPECT_EQ(c.env_allow, (std::vector<std::string>{"EDITOR", "MY_*"}));
   EXPECT_EQ(c.env_deny, (std::vector<std::string>{"MY_SECRET"}));
   EXPECT_EQ(c.home_keep_ro, (std::vector<std::string>{".vimrc"}));
+  EXPECT_EQ(c.workspace_protect, (std::vector<std::string>{".envrc", ".vscode", ".idea", ".devcontainer"}));
   EXPECT_EQ(c.writable, (std::vector<std::string>{"/var/cache/x"}));
   EXPECT_EQ(c.proc, ProcMode::HostReadOnly);
   EXPECT_FALSE(c.egress_jail);
@@ -89,6 +90,11 @@ INSTANTIATE_TEST_SUITE_P(
     Table, ConfigRejects,
     ::testing::Values(
         BadCase{"[workspace]\nroot = 3\n", "2:8: workspace.root: expected a string"},
+        BadCase{"[workspace]\nprotect = [\"/etc\"]\n", "2:12: workspace.protect: \"/etc\" must be a path relative"},
+        BadCase{"[workspace]\nprotect = [\"a/../../x\"]\n", "workspace.protect: \"a/../../x\" must stay inside"},
+        BadCase{"[workspace]\nprotect = [\"\"]\n", "workspace.protect: \"\" must be a path relative"},
+        BadCase{"[workspace]\nprotect = [\"./\"]\n", "names the workspace itself"},
+        BadCase{"[workspace]\nprotect = [\"a\\u0000b\"]\n", "workspace.protect: contains a NUL"},
         BadCase{"[workspace]\nroot = \"src\"\n", "workspace.root: \"src\" must be an absolute path"},
         BadCase{"[workspace]\nrooot = \"/x\"\n", "2:1: workspace.rooot: unknown key"},
         BadCase{"[nope]\n", "nope: unknown key"},
