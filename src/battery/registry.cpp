@@ -47,7 +47,7 @@ const std::vector<CheckSpec>& all_checks() {
       {"28", "private terminal", "terminal_isolation",
        "a new pty as the session's controlling terminal, relayed through cordon's output filter",
        check_private_terminal},
-      {"29", "workspace footholds read-only", "host_execution",
+      {"29", "workspace footholds read-only", "filesystem_confinement",
        "read-only binds over the workspace's .git config and hooks and [workspace] protect entries",
        check_footholds_ro},
       {"30", "unrelated host data absent", "filesystem_confinement",

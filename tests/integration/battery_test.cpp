@@ -245,7 +245,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 29u);
+  EXPECT_EQ(r.rows.size(), 30u);
   EXPECT_EQ(r.detail("27"), "core=0") << r.dump();  // the one budget every session has
   // Nothing fell back: the session file was there.
   for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
@@ -927,7 +927,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 29 checks");
+  EXPECT_EQ(line, "cordon-battery: 30 checks");
   const std::regex row(R"(  \[(PASS|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
@@ -940,7 +940,7 @@ TEST_P(Battery, PlainOutputContract) {
       EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
     }
   }
-  EXPECT_EQ(expected_id, 29);
+  EXPECT_EQ(expected_id, 31);
   EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " + std::to_string(failed) + " FAIL");
   EXPECT_EQ(r.exit_code, failed);
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
@@ -963,7 +963,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 29u);
+  EXPECT_EQ(checks.size(), 30u);
   int pass = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",
@@ -1011,7 +1011,7 @@ TEST_P(Battery, ListAndHelp) {
     EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
     EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
   }
-  EXPECT_EQ(n, 28);
+  EXPECT_EQ(n, 30);
   RunResult help = run({battery_, "--help"}, as_who());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--only"), std::string::npos);
