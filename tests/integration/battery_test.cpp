@@ -246,7 +246,8 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
   EXPECT_EQ(r.rows.size(), 30u);
-  EXPECT_EQ(r.detail("27"), "core=0") << r.dump();  // the one budget every session has
+  // The budgets every session has: no core dumps, the writable tmpfs mounts capped.
+  EXPECT_EQ(r.detail("27"), "tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0") << r.dump();
   // Nothing fell back: the session file was there.
   for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
 }
