@@ -66,7 +66,6 @@ std::string cgroup_budget_problem(const std::map<std::string, std::string>& cgro
   return {};
 }
 
-
 // Each writable tmpfs the sandbox was given holds at most the intended bytes (host RAM).
 void check_tmpfs_caps(const Context& c, std::vector<std::string>& held, std::vector<std::string>& problems) {
   const long long cap = c.session->filesystem.tmpfs_size_bytes;

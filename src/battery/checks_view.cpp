@@ -29,7 +29,8 @@ void only_the_way(const std::string& dir, const std::vector<std::string>& bound,
   if (!names) return;
   for (const auto& name : *names) {
     const std::string child = (dir == "/" ? "" : dir) + "/" + name;
-    bool on_the_way = std::any_of(bound.begin(), bound.end(), [&](const std::string& b) { return path_within(b, child); });
+    bool on_the_way = std::any_of(bound.begin(), bound.end(),
+                                  [&](const std::string& b) { return path_within(b, child); });
     if (!on_the_way) extra.push_back(child);
   }
 }

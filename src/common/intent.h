@@ -69,8 +69,8 @@ struct TerminalIntent {
 
 // What of the host's filesystem the sandbox sees besides the workspace and the home entries.
 struct FilesystemIntent {
-  std::string view = "system";    // "system" (allow-listed roots) or "host" (the whole root, weaker)
-  std::vector<std::string> read;  // [filesystem] read: host paths added read-only
+  std::string view = "system";              // "system" (allow-listed roots) or "host" (the whole root, weaker)
+  std::vector<std::string> read;            // [filesystem] read: host paths added read-only
   std::vector<std::string> private_masked;  // root-only entries of /etc masked (a root launch)
   long long tmpfs_size_bytes = 0;           // each writable tmpfs's cap (0 = none)
 };
@@ -80,7 +80,7 @@ struct SessionIntent {
   AgentIntent agent;
   HomeIntent home;
   std::string workspace;
-  std::vector<std::string> writable;   // host paths bound read-write
+  std::vector<std::string> writable;  // host paths bound read-write
   FilesystemIntent filesystem;
   // Workspace paths bound read-only so host tools cannot be made to run planted code (git's
   // config and hooks, [workspace] protect entries); the protect entries absent at launch,

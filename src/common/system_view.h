@@ -13,8 +13,8 @@ namespace cordon {
 // CPU count and cgroup limits there (docs/exposed.md). Everything else of / is absent unless
 // [filesystem] read adds it; /dev, /proc, /tmp, /var/tmp and /run are fresh.
 inline const std::vector<std::string>& system_view_roots() {
-  static const std::vector<std::string> roots = {"/usr",  "/bin",   "/sbin",   "/lib", "/lib32",
-                                                 "/lib64", "/libx32", "/etc", "/sys"};
+  static const std::vector<std::string> roots = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+                                                 "/lib64", "/libx32", "/etc",  "/sys"};
   return roots;
 }
 
@@ -23,9 +23,9 @@ inline const std::vector<std::string>& system_view_roots() {
 // check stats each one that is not on the way to something the session binds.
 inline const std::vector<std::string>& system_view_absent_paths() {
   static const std::vector<std::string> paths = {
-      "/home",      "/root",     "/srv",       "/mnt",      "/media",           "/opt",
-      "/boot",      "/var/lib",  "/var/log",   "/var/cache", "/var/mail",       "/var/spool",
-      "/var/backups", "/var/www", "/lost+found", "/snap",    "/var/lib/cordon", "/builds"};
+      "/home",        "/root",    "/srv",        "/mnt",       "/media",          "/opt",
+      "/boot",        "/var/lib", "/var/log",    "/var/cache", "/var/mail",       "/var/spool",
+      "/var/backups", "/var/www", "/lost+found", "/snap",      "/var/lib/cordon", "/builds"};
   return paths;
 }
 

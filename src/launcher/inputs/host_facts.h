@@ -41,10 +41,10 @@ struct HostFacts {
   std::set<std::string> directories;                     // the subset that are directories
   std::string bwrap_path;                                // "" = not found
   std::string libexec_dir;
-  std::string launcher_dir;                          // the directory of the running cordon binary
-  std::map<std::string, std::string> real_writable;  // filesystem.writable entries, symlinks resolved
+  std::string launcher_dir;                              // the directory of the running cordon binary
+  std::map<std::string, std::string> real_writable;      // filesystem.writable entries, symlinks resolved
   std::map<std::string, std::string> real_home_entries;  // the profiles' existing home entries, resolved
-  std::string git_user_name;                         // from the host's git config, if any
+  std::string git_user_name;                             // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run
@@ -53,9 +53,9 @@ struct HostFacts {
   // none), and which of the three are terminals (bit N = fd N): they get the private pty.
   std::string terminal_device;
   unsigned terminal_fds = 0;
-  FootholdPlan footholds;   // workspace paths bound read-only (fs/git_footholds.h)
-  std::string last_verify;  // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
-  std::vector<RootEntry> view_roots;     // the system view's roots on this host (view = "system")
+  FootholdPlan footholds;             // workspace paths bound read-only (fs/git_footholds.h)
+  std::string last_verify;            // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
+  std::vector<RootEntry> view_roots;  // the system view's roots on this host (view = "system")
   // Entries of /etc other users cannot read (/etc/ssl/private, ...): masked for a root launch,
   // whose uid owns them; gathered only then.
   std::vector<PrivateEntry> private_etc;

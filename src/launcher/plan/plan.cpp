@@ -162,6 +162,18 @@ void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vecto
   a.insert(a.end(), plan.command.begin(), plan.command.end());
 }
 
+// The budgets as the session file states them, in the order applied.
+void record_limits(SandboxPlan& plan) {
+  for (const auto& r : plan.limits.rlimits) plan.intent.limits.values.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& b : plan.limits.cgroup_budgets) {
+    plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
+    plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
+  }
+  plan.intent.limits.not_enforced = plan.limits.not_enforced;
+  if (plan.limits.wall_clock_seconds > 0)
+    plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+}
+
 // A terminal on the launcher's side gets the private pty, unless the configuration turns it off.
 void plan_terminal(const Config& config, const HostFacts& facts, SandboxPlan& plan) {
   plan.intent.terminal.operator_device = facts.terminal_device;
@@ -220,14 +232,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
     plan.intent.network.gateway = jail->gateway;
     plan.intent.network.dns_forward = jail->dns_forward;
   }
-  for (const auto& r : plan.limits.rlimits) plan.intent.limits.values.push_back(r.name + "=" + std::to_string(r.value));
-  for (const auto& b : plan.limits.cgroup_budgets) {
-    plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
-    plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
-  }
-  plan.intent.limits.not_enforced = plan.limits.not_enforced;
-  if (plan.limits.wall_clock_seconds > 0)
-    plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
+  record_limits(plan);
   plan.intent.last_verify = facts.last_verify;
   if (agent_args) plan.intent.agent.args = profile.args;
   plan_terminal(config, facts, plan);

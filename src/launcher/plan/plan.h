@@ -37,11 +37,11 @@ struct TerminalPlan {
 };
 
 struct SandboxPlan {
-  std::vector<std::string> argv;     // argv[0] is the bwrap binary
-  std::vector<std::string> command;  // what bwrap runs: argv after its "--"
-  std::vector<DataFile> data_files;  // materialised as sealed memfds
+  std::vector<std::string> argv;       // argv[0] is the bwrap binary
+  std::vector<std::string> command;    // what bwrap runs: argv after its "--"
+  std::vector<DataFile> data_files;    // materialised as sealed memfds
   std::vector<BoundPath> bound_paths;  // opened and checked by the launcher, bound by descriptor
-  seccomp::PolicyOptions seccomp;    // compiled to BPF at kSeccompFd
+  seccomp::PolicyOptions seccomp;      // compiled to BPF at kSeccompFd
   EnvList env;
   std::vector<std::string> writable;  // host paths bound read-write
   std::string workspace;

@@ -22,8 +22,8 @@ bool bound_on_purpose(const SessionIntent& intent, const std::string& path) {
 bool visible_inside(const SessionIntent& intent, const std::string& real_path) {
   if (bound_on_purpose(intent, real_path)) return true;
   // Fresh in both views: nothing of the host's is there.
-  for (const std::string& hidden : {intent.home.path, intent.home.account_path, std::string("/tmp"),
-                                    std::string("/run"), std::string("/dev")})
+  for (const std::string& hidden :
+       {intent.home.path, intent.home.account_path, std::string("/tmp"), std::string("/run"), std::string("/dev")})
     if (!hidden.empty() && path_within(real_path, hidden)) return false;
   if (intent.filesystem.view != "system") return true;
   if (path_within(real_path, "/var/tmp")) return false;

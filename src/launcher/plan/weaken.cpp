@@ -167,10 +167,7 @@ const Weakening kWeakenings[] = {
        remove_seq(p.argv, {"--hostname", "cordon"});
      }},
     {"host-dev", host_dev},
-    {"no-tmp-tmpfs",
-     [](SandboxPlan& p) {
-       host_dir_for_tmpfs(p.argv, "/tmp");
-     }},
+    {"no-tmp-tmpfs", [](SandboxPlan& p) { host_dir_for_tmpfs(p.argv, "/tmp"); }},
     // /run/cordon must then already exist on the host (the test creates it).
     {"no-run-tmpfs",
      [](SandboxPlan& p) {
