@@ -14,12 +14,11 @@
 namespace cordon::battery {
 namespace {
 
-// What the session binds on purpose, each with its parents as the way to it.
-std::vector<std::string> bound_on_purpose(const Context& c) {
-  std::vector<std::string> paths = {c.home, c.session->workspace, c.session->libexec, c.session->home.account_path};
-  for (const auto& w : c.session->writable) paths.push_back(w);
-  for (const auto& r : c.session->filesystem.read) paths.push_back(r);
-  paths.erase(std::remove(paths.begin(), paths.end(), std::string()), paths.end());
+// What the session binds on purpose and its fresh homes, each with its parents as the way to it.
+std::vector<std::string> expected_paths(const Context& c) {
+  std::vector<std::string> paths = bound_on_purpose(*c.session);
+  for (const std::string* home : {&c.home, &c.session->home.account_path})
+    if (!home->empty()) paths.push_back(*home);
   return paths;
 }
 
@@ -37,7 +36,7 @@ void only_the_way(const std::string& dir, const std::vector<std::string>& bound,
 
 // Each representative path is absent, or (on the way to something bound) holds only the way.
 std::vector<std::string> present_paths(const Context& c) {
-  const std::vector<std::string> bound = bound_on_purpose(c);
+  const std::vector<std::string> bound = expected_paths(c);
   std::vector<std::string> present;
   for (const auto& path : system_view_absent_paths()) {
     if (std::any_of(bound.begin(), bound.end(), [&](const std::string& b) { return path_within(path, b); }))

@@ -1,5 +1,7 @@
 #include "common/intent.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/intent_json.h"
 
@@ -123,8 +125,7 @@ SessionIntent intent_from_json(const Json& d) {
   s.filesystem = {string_member(filesystem, "view"), string_array_member(filesystem, "read"),
                   string_array_member(filesystem, "private_masked")};
   if (s.filesystem.view.empty()) s.filesystem.view = "host";  // a session file from before the view
-  if (auto size = filesystem.find("tmpfs_size_bytes"); size != filesystem.end() && size->is_number_integer())
-    s.filesystem.tmpfs_size_bytes = size->get<long long>();
+  s.filesystem.tmpfs_size_bytes = integer_member(filesystem, "tmpfs_size_bytes").value_or(0);
   s.workspace_protected = string_array_member(d, "workspace_protected");
   s.workspace_protect_absent = string_array_member(d, "workspace_protect_absent");
   s.env_names = string_array_member(d, "env_names");
@@ -139,6 +140,16 @@ SessionIntent intent_from_json(const Json& d) {
                 string_array_member(terminal, "pass")};
   s.last_verify = string_member(d, "last_verify");
   return s;
+}
+
+std::vector<std::string> bound_on_purpose(const SessionIntent& s) {
+  std::vector<std::string> paths = {s.workspace, s.libexec};
+  paths.insert(paths.end(), s.writable.begin(), s.writable.end());
+  for (const auto& e : s.home.keep_read_only) paths.push_back(s.home.path + "/" + e);
+  for (const auto& e : s.agent.home) paths.push_back(s.home.path + "/" + e);
+  paths.insert(paths.end(), s.filesystem.read.begin(), s.filesystem.read.end());
+  paths.erase(std::remove(paths.begin(), paths.end(), std::string()), paths.end());
+  return paths;
 }
 
 std::string serialize_session(const SessionIntent& intent) {

@@ -96,6 +96,12 @@ struct SessionIntent {
   std::string last_verify;  // outcome of the last `cordon verify` before this launch
 };
 
+// The host paths the session binds in on purpose, at the same path inside: the workspace,
+// the writable paths, cordon's helpers, the kept and the profile's home entries and
+// [filesystem] read. Both the launcher (is a command visible inside?) and battery check 30
+// (is a present path one of these?) ask it.
+std::vector<std::string> bound_on_purpose(const SessionIntent& intent);
+
 const char* network_mode_name(NetworkMode mode);  // "host", "egress-jail"
 
 // The session file's text: one JSON document with "format" and "version".

@@ -145,4 +145,9 @@ bool bool_member(const Json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_boolean() && object[key].get<bool>();
 }
 
+std::optional<long long> integer_member(const Json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number_integer()) return std::nullopt;
+  return object[key].get<long long>();
+}
+
 }  // namespace cordon

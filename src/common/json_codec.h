@@ -46,5 +46,6 @@ bool check_format(const Json& document, const char* format, int major, std::stri
 std::string string_member(const Json& object, const char* key);
 std::vector<std::string> string_array_member(const Json& object, const char* key);
 bool bool_member(const Json& object, const char* key);
+std::optional<long long> integer_member(const Json& object, const char* key);
 
 }  // namespace cordon

@@ -32,9 +32,9 @@ void validate_home_entries(const AgentProfile& profile, const HostFacts& f, cons
 // A mask inside something the sandbox writes cannot hold across sessions: the agent can
 // rename the masked file's parent, and the next session's mask covers nothing.
 void validate_masks(const Config& config, const HostFacts& f) {
+  std::vector<std::string> writable = {f.workspace};
+  for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
   for (const auto& mask : config.extra_masks) {
-    std::vector<std::string> writable = {f.workspace};
-    for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
     for (const auto& w : writable)
       if (path_within(mask, w))
         throw Error("mask " + mask + " (filesystem.masks) lies in " + w +

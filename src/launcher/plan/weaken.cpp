@@ -50,28 +50,25 @@ void remove_masks(SandboxPlan& plan, Match match) {
   }
 }
 
-// The host's `dir`, read-only, where the sandbox had a fresh tmpfs (with its --size, if any):
-// what the whole-root view showed there, in either view.
-void host_dir_for_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
-  auto end = std::find(argv.begin(), argv.end(), "--");
-  for (auto it = argv.begin(); it + 1 < end; ++it) {
-    if (*it != "--tmpfs" || *(it + 1) != dir) continue;
-    if (it - argv.begin() >= 2 && *(it - 2) == "--size") it = argv.erase(it - 2, it);
-    *it = "--ro-bind";
-    argv.insert(it + 1, dir);
-    return;
-  }
-}
-
-// Removes the tmpfs at `dir` with its --size, if any.
-void remove_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
+// Removes the tmpfs at `dir` (with its --size, if any) before the command separator; returns
+// where it stood, or argv.end() when there is none.
+std::vector<std::string>::iterator erase_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
   auto end = std::find(argv.begin(), argv.end(), "--");
   for (auto it = argv.begin(); it + 1 < end; ++it) {
     if (*it != "--tmpfs" || *(it + 1) != dir) continue;
     auto from = it - argv.begin() >= 2 && *(it - 2) == "--size" ? it - 2 : it;
-    argv.erase(from, it + 2);
-    return;
+    return argv.erase(from, it + 2);
   }
+  return argv.end();
+}
+
+void remove_tmpfs(std::vector<std::string>& argv, const std::string& dir) { erase_tmpfs(argv, dir); }
+
+// The host's `dir`, read-only, where the sandbox had a fresh tmpfs: what the whole-root view
+// showed there, in either view.
+void host_dir_for_tmpfs(std::vector<std::string>& argv, const std::string& dir) {
+  auto at = erase_tmpfs(argv, dir);
+  if (at != argv.end()) argv.insert(at, {"--ro-bind", dir, dir});
 }
 
 // Every writable tmpfs without its size cap: host RAM is the only bound.

@@ -53,7 +53,7 @@ SessionView view_of(const std::string& dir, const std::string& id) {
     return v;
   }
   const Json& r = *v.record.receipt;
-  if (r.contains("exit_code") && r["exit_code"].is_number_integer()) v.exit_code = r["exit_code"].get<long long>();
+  if (auto code = integer_member(r, "exit_code")) v.exit_code = *code;
   if (r.contains("crashed")) v.state = "crashed";
   else if (r.value("command_ran", Json(false)) == Json(false) && !r.value("launch_error", Json(nullptr)).is_null())
     v.state = "refused";

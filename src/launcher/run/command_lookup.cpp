@@ -29,11 +29,13 @@ std::string why_not_executable(const std::string& path) {
 void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible) {
   if (command.find('/') != std::string::npos) {
     std::string why = why_not_executable(command);
-    if (why.empty() && !visible(real_path(command)))
-      throw Error("command " + command + " is outside the sandbox's view (" + real_path(command) + ")",
+    if (why.empty()) {
+      const std::string real = real_path(command);
+      if (visible(real)) return;
+      throw Error("command " + command + " is outside the sandbox's view (" + real + ")",
                   "add its directory to filesystem.read in the configuration, or install it under /usr; nothing ran",
                   kExitNotFound);
-    if (why.empty()) return;
+    }
     if (why == "missing")
       throw Error("command not found: " + command + " does not exist", "check the path; nothing ran", kExitNotFound);
     throw Error("cannot execute " + command + ": " + why,
