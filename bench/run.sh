@@ -94,6 +94,8 @@ for f in plan["data_files"]:
     path = os.path.join(tmp, "data-%d" % f["fd"])
     open(path, "w").write(f["content"])
     fds[str(f["fd"])] = path
+for b in plan["bound_paths"]:  # the workspace, bound by descriptor: opened at its fd
+    fds[str(b["fd"])] = b["source"]
 side("bwrap-same", plan["argv"], fds)
 side("cordon-argv", [cordon, "--config", os.path.join(tmp, "nojail.toml"), "argv", "--", "/bin/true"])
 side("true", ["/bin/true"])

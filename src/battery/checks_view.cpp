@@ -64,12 +64,12 @@ void readable_private(const std::string& dir, int depth, std::vector<std::string
     if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
     if (S_ISDIR(st.st_mode)) {
       auto inside = list_dir(path);
-      bool private_dir = (st.st_mode & S_IROTH) == 0 || (st.st_mode & S_IXOTH) == 0;
+      bool private_dir = others_cannot_read(st.st_mode);
       if (private_dir && inside && !inside->empty()) out.push_back(path + "/");
       else if (!private_dir) readable_private(path, depth - 1, out);
       continue;
     }
-    if ((st.st_mode & S_IROTH) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!others_cannot_read(st.st_mode) || !S_ISREG(st.st_mode)) continue;
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     char byte;
     if (fd.valid() && ::read(fd.get(), &byte, 1) == 1) out.push_back(path);

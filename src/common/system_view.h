@@ -3,6 +3,8 @@
 // host paths must then be absent.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,13 @@ inline const std::vector<std::string>& system_view_absent_paths() {
       "/boot",        "/var/lib", "/var/log",    "/var/cache", "/var/mail",       "/var/spool",
       "/var/backups", "/var/www", "/lost+found", "/snap",      "/var/lib/cordon", "/builds"};
   return paths;
+}
+
+// Other users can read neither it nor (a directory) into it: what only its owner (root, for
+// /etc's) may read. The launcher masks these for a root launch; check 30 looks for any left.
+inline bool others_cannot_read(mode_t mode) {
+  if (S_ISDIR(mode)) return (mode & S_IROTH) == 0 || (mode & S_IXOTH) == 0;
+  return (mode & S_IROTH) == 0;
 }
 
 }  // namespace cordon

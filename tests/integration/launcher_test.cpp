@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -453,6 +454,14 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
   EXPECT_EQ(argv.exit_code, 0) << argv.err;
   Json argv_json = Json::parse(argv.out);
   EXPECT_TRUE(argv_json["argv"].is_array() && argv_json["argv"][0].is_string()) << argv.out;
+  // The workspace is bound by descriptor: the document says which source goes at which fd.
+  ASSERT_TRUE(argv_json["bound_paths"].is_array() && !argv_json["bound_paths"].empty()) << argv.out;
+  const Json& bound = argv_json["bound_paths"][0];
+  EXPECT_EQ(bound["source"], workspace_) << argv.out;
+  const std::vector<std::string> args = argv_json["argv"].get<std::vector<std::string>>();
+  auto at = std::find(args.begin(), args.end(), "--bind-fd");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), std::to_string(bound["fd"].get<int>()));
 
   EXPECT_FALSE(path_exists(marker)) << "a refused launch ran the command";
 }

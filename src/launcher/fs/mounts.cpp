@@ -19,7 +19,7 @@ void writable_tmpfs(const Config& config, std::vector<std::string>& args, const 
 // A read-write bind by descriptor (BoundPath): `source` is what the launcher opens.
 void bind_fd(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
   const int fd = next_fd++;
-  plan.bound.push_back({source, dest, fd, true});
+  plan.bound.push_back({source, dest, fd});
   add(plan.args, {"--bind-fd", std::to_string(fd), dest});
   plan.writable.push_back(dest);
 }

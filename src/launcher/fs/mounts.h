@@ -33,15 +33,14 @@ struct DataFiles {
 // hide: the parent is /, already masked (/tmp, /run, $HOME) or a system directory.
 std::string siblings_mask(const Config& config, const HostFacts& facts);
 
-// A host path bound by descriptor (--bind-fd / --ro-bind-fd): the launcher opens `source`
-// once, without following a symbolic link, checks that the descriptor is still that path
-// (run/bound_paths.h), and bwrap binds the descriptor, verifying the mount is that inode. A
+// A host path bound read-write by descriptor (--bind-fd): the launcher opens `source` once,
+// without following a symbolic link, checks that the descriptor is still that path
+// (fs/bound_paths.h), and bwrap binds the descriptor, verifying the mount is that inode. A
 // swap of any component between the plan's checks and the mount cannot redirect the bind.
 struct BoundPath {
   std::string source;  // resolved host path, validated by the plan
   std::string dest;    // where it appears inside
   int fd = -1;         // planned descriptor number in the bwrap child
-  bool writable = false;
 };
 
 struct MountPlan {

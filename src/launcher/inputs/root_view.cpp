@@ -31,11 +31,6 @@ std::vector<RootEntry> gather_view_roots() {
 
 namespace {
 
-bool others_cannot_read(const struct stat& st) {
-  if (S_ISDIR(st.st_mode)) return (st.st_mode & S_IROTH) == 0 || (st.st_mode & S_IXOTH) == 0;
-  return (st.st_mode & S_IROTH) == 0;
-}
-
 // One directory, opened relative to its parent without following a link.
 void walk(int dir_fd, const std::string& path, int depth, std::vector<PrivateEntry>& out) {
   DIR* dir = ::fdopendir(dir_fd);
@@ -49,7 +44,7 @@ void walk(int dir_fd, const std::string& path, int depth, std::vector<PrivateEnt
     struct stat st {};
     if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(st.st_mode)) continue;
     std::string child = path + "/" + name;
-    if (others_cannot_read(st)) {
+    if (others_cannot_read(st.st_mode)) {
       out.push_back({child, S_ISDIR(st.st_mode)});
     } else if (S_ISDIR(st.st_mode) && depth > 1) {
       int fd = ::openat(::dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
