@@ -40,7 +40,9 @@ void walk(int dir_fd, const std::string& path, int depth, std::vector<PrivateEnt
   }
   while (const dirent* e = ::readdir(dir)) {
     std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
+    // Most of /etc is links (alternatives, certificates): the directory entry says so without a
+    // stat, and a link is never followed anyway.
+    if (name == "." || name == ".." || e->d_type == DT_LNK) continue;
     struct stat st {};
     if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(st.st_mode)) continue;
     std::string child = path + "/" + name;
