@@ -30,6 +30,9 @@ struct LimitKey {
   // Accepted values, inclusive; min == max == 0: only non-negative (what TOML parsing checks).
   long long min = 0;
   long long max = 0;
+  // The budget every session gets when the configuration leaves the key out (0: none). A
+  // defaulted budget the host cannot hold is recorded as not enforced instead of refusing.
+  long long default_value = 0;
 };
 
 // In configuration (and documentation) order.
@@ -46,11 +49,13 @@ inline constexpr LimitKey kLimitKeys[] = {
     {"as_bytes", LimitKind::Rlimit, LimitUnit::Bytes, "{} address space per process", RLIMIT_AS, "", "", "", "", "",
      16LL << 20, 1LL << 62},
     // Enough memory for bwrap to start; at most what a 64-bit signed value holds comfortably.
+    // Default 8 GiB: a build or a test run fits, a runaway allocation stops before the host swaps.
     {"memory_max_bytes", LimitKind::Cgroup, LimitUnit::Bytes, "{} memory (cgroup)", -1, "memory", "memory.max",
-     "memory.swap.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", 1LL << 20, 1LL << 62},
-    // The kernel's own bound (PID_MAX_LIMIT).
+     "memory.swap.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", 1LL << 20, 1LL << 62, 8LL << 30},
+    // The kernel's own bound (PID_MAX_LIMIT). Default 4096: a parallel build fits, a fork bomb
+    // stops there.
     {"pids_max", LimitKind::Cgroup, LimitUnit::Count, "{} pids (cgroup)", -1, "pids", "pids.max", "", "pids.max", "", 1,
-     4194304},
+     4194304, 4096},
 };
 
 // Core dumps: always 0, never configurable, recorded under this key (a dump could write the

@@ -246,8 +246,15 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
   EXPECT_EQ(r.rows.size(), 30u);
-  // The budgets every session has: no core dumps, the writable tmpfs mounts capped.
-  EXPECT_EQ(r.detail("27"), "tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0") << r.dump();
+  // The budgets every session has: no core dumps, the writable tmpfs mounts capped; and the
+  // default pids and memory budgets where a cgroup can hold them (root here), read back.
+  EXPECT_EQ(r.detail("27").rfind("tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0", 0), 0u) << r.dump();
+  if (who_.uid == 0 && root_budget_site("pids_max", 4096)) {
+    EXPECT_NE(r.detail("27").find("pids_max=4096 (/sys/fs/cgroup/"), std::string::npos) << r.dump();
+    EXPECT_NE(r.detail("27").find("memory_max_bytes=8589934592 (/sys/fs/cgroup/"), std::string::npos) << r.dump();
+  } else {
+    EXPECT_EQ(r.detail("27").find("pids_max="), std::string::npos) << r.dump();
+  }
   // Nothing fell back: the session file was there.
   for (const auto& [id, row] : r.rows) EXPECT_EQ(row.detail.find("no session file"), std::string::npos) << id;
 }

@@ -242,7 +242,14 @@ TEST_F(Limits, PidsMaxContainsAForkBombEvenForRoot) {
   EXPECT_NE(r.err.find("hit its pids_max limit"), std::string::npos) << r.err;
   std::string record = record_of_latest(root_identity());
   EXPECT_EQ(receipt_of(record)["limit_hits"], Json::parse(R"(["pids_max"])")) << record;
-  EXPECT_EQ(manifest_of(record)["limits"]["enforced"], Json::parse(R"(["core","pids_max"])")) << record;
+  // The default memory budget beside it: held where the scope carries the memory controller,
+  // named as not enforced where it does not (a v2 scope made for pids alone).
+  const std::string limits = manifest_of(record)["limits"].dump();
+  const Json enforced = manifest_of(record)["limits"]["enforced"];
+  EXPECT_TRUE(enforced == Json::parse(R"(["core","memory_max_bytes","pids_max"])") ||
+              (enforced == Json::parse(R"(["core","pids_max"])") &&
+               limits.find("\"memory_max_bytes (default; ") != std::string::npos))
+      << record;
   EXPECT_NE(record.find(scope.dir() + "/cordon-"), std::string::npos) << record;
   expect_cgroups_removed(record);
   // Control: root is exempt from RLIMIT_NPROC, so without the cgroup the probe gets all 400.
@@ -289,6 +296,43 @@ TEST_F(Limits, MemoryMaxStopsAHogEvenWithoutAnAddressSpaceLimit) {
   expect_host_responsive();
 }
 
+// With no [limits] at all: the default pids and memory budgets. A user without a delegated
+// cgroup still launches, with both named as not enforced in the record and in `cordon status`;
+// root, in a scope carrying the pids controller, gets the pids default held and removed after.
+TEST_F(Limits, DefaultBudgetsHoldWhereACgroupCanAndAreNamedNotEnforcedWhereNot) {
+  auto site = root_budget_site("pids_max", 4096);
+  struct stat st{};
+  if (site && ::stat(site->parent_dir.c_str(), &st) == 0 && (st.st_uid == user_.uid || (st.st_mode & 0002)))
+    GTEST_SKIP() << site->parent_dir << " is writable by uid " << user_.uid;
+  std::string marker = workspace_ + "/ran";
+  RunResult user_run = launch("", {"/usr/bin/touch", marker}, user_);
+  EXPECT_EQ(user_run.exit_code, 0) << user_run.err;
+  EXPECT_TRUE(path_exists(marker));
+  std::string record = record_of_latest(user_);
+  const Json not_enforced = manifest_of(record)["limits"]["not_enforced"];
+  ASSERT_EQ(not_enforced.size(), 2u) << record;
+  EXPECT_EQ(not_enforced[0].get<std::string>().rfind("memory_max_bytes (default; ", 0), 0u) << record;
+  EXPECT_EQ(not_enforced[1].get<std::string>().rfind("pids_max (default; ", 0), 0u) << record;
+  RunOptions o;
+  o.env = base_env(user_);
+  o.as = user_;
+  o.cwd = workspace_;
+  RunResult status = run({cordon_, "--config", base_->path() + "/cordon.toml", "status"}, o);
+  EXPECT_NE(status.out.find("budgets      NOT ENFORCED here: memory_max_bytes (default; "), std::string::npos)
+      << status.out << status.err;
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope scope(*site, root_identity());
+  RunResult root_run = launch("", {"/bin/true"}, root_identity(), &scope);
+  EXPECT_EQ(root_run.exit_code, 0) << root_run.err;
+  EXPECT_EQ(scope.leftovers(), "");
+  record = record_of_latest(root_identity());
+  EXPECT_EQ(manifest_of(record)["limits"]["values"]["pids_max"], 4096) << record;
+  const Json enforced = manifest_of(record)["limits"]["enforced"];
+  EXPECT_NE(std::find(enforced.begin(), enforced.end(), "pids_max"), enforced.end()) << record;
+  EXPECT_NE(record.find(scope.dir() + "/cordon-"), std::string::npos) << record;
+  expect_cgroups_removed(record);
+}
+
 TEST_F(Limits, CgroupBudgetWithoutAWritableCgroupIsRefusedUnlessBestEffort) {
   // The user launches from the test's own cgroup, which root owns: nothing can hold its budget.
   auto site = root_budget_site("pids_max", 48);
@@ -305,9 +349,11 @@ TEST_F(Limits, CgroupBudgetWithoutAWritableCgroupIsRefusedUnlessBestEffort) {
   EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
   EXPECT_TRUE(path_exists(marker));
   std::string record = record_of_latest(user_);
+  // The configured pids budget, and the default memory budget (which never stops a launch).
   const Json not_enforced = manifest_of(record)["limits"]["not_enforced"];
-  ASSERT_EQ(not_enforced.size(), 1u) << record;
-  EXPECT_EQ(not_enforced[0].get<std::string>().rfind("pids_max (", 0), 0u) << record;
+  ASSERT_EQ(not_enforced.size(), 2u) << record;
+  EXPECT_EQ(not_enforced[0].get<std::string>().rfind("memory_max_bytes (default; ", 0), 0u) << record;
+  EXPECT_EQ(not_enforced[1].get<std::string>().rfind("pids_max (", 0), 0u) << record;
 }
 
 TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {

@@ -552,7 +552,8 @@ TEST_P(Probe, SessionCgroupCannotBeRaisedOrLeftAndControl) {
   if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
   LaunchScope scope(*site, who_);  // delegated to the launching user: its files are theirs
   std::string config = base_->path() + "/pids.toml";
-  write_file(config, read_file(config_) + "[limits]\npids_max = 64\n");
+  // The default memory budget off: the probe's report then names the pids cgroup's files.
+  write_file(config, read_file(config_) + "[limits]\npids_max = 64\nmemory_max_bytes = 0\n");
   auto launch = [&](const std::vector<std::string>& weaken) {
     RunOptions o;
     o.env = env();

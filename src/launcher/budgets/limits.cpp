@@ -41,14 +41,28 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
   return merged;
 }
 
-LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std::vector<std::string>& best_effort,
-                      unsigned uid, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
+LimitLeniency limit_leniency(const Config& config, const std::vector<std::string>& overrides) {
+  LimitLeniency leniency{config.limits_best_effort, {}};
+  for (const auto& key : config.limits_defaulted) {
+    bool overridden = std::any_of(overrides.begin(), overrides.end(),
+                                  [&](const std::string& item) { return item.substr(0, item.find('=')) == key; });
+    if (!overridden) leniency.defaulted.push_back(key);
+  }
+  return leniency;
+}
+
+LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
+                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
   plan.rlimits.push_back({kCoreLimit.resource, 0, kCoreLimit.name});
   plan.enforced.emplace_back(kCoreLimit.name);
   auto cannot = [&](const std::string& key, const std::string& why, const std::string& fix) {
-    if (listed(best_effort, key)) {
+    if (listed(leniency.defaulted, key)) {
+      plan.not_enforced.push_back(key + " (default; " + why + ")");
+      return;
+    }
+    if (listed(leniency.best_effort, key)) {
       plan.not_enforced.push_back(key + " (" + why + ")");
       return;
     }

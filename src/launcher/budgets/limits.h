@@ -32,11 +32,21 @@ struct LimitPlan {
 // Throws cordon::Error (exit 2) for an unknown key, a malformed value or an increase.
 std::map<std::string, long long> merge_limit_overrides(const Config& config, const std::vector<std::string>& overrides);
 
+// Which limits may go unenforced: the configured best_effort list, and the keys holding
+// their built-in default (a default never stops a launch; it is recorded as not enforced).
+struct LimitLeniency {
+  std::vector<std::string> best_effort;
+  std::vector<std::string> defaulted;
+};
+
+// The defaulted keys a per-run override did not name: an explicit --limit is held strictly.
+LimitLeniency limit_leniency(const Config& config, const std::vector<std::string>& overrides);
+
 // Pure. `uid` decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws
-// cordon::Error when a limit cannot be enforced and is not listed in limits.best_effort.
-LimitPlan plan_limits(const std::map<std::string, long long>& limits, const std::vector<std::string>& best_effort,
-                      unsigned uid, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
+// cordon::Error when a limit cannot be enforced and is neither best-effort nor defaulted.
+LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
+                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
 
 // In the forked child, before bwrap: async-signal-safe setrlimit calls. Returns false on error.
 bool apply_rlimits(const LimitPlan& plan);

@@ -256,6 +256,11 @@ void apply_limits(const Origin& o, const toml::table& t, Config& c) {
     const LimitKey* limit = find_limit_key(k.str());
     if (!limit) fail_at(o, k.source(), key, "unknown key");
     long long value = as_non_negative(o, v, key);
+    std::erase(c.limits_defaulted, std::string(k.str()));
+    if (value == 0 && limit->default_value > 0) {  // 0 turns a default budget off
+      c.limits.erase(std::string(k.str()));
+      continue;
+    }
     if (!limit_value_in_bounds(*limit, value))
       fail(o, v, key,
            std::to_string(value) + " is outside " + std::to_string(limit->min) + ".." + std::to_string(limit->max));
@@ -396,6 +401,11 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
 Config default_config() {
   Config c;
   c.agents = builtin_agent_profiles();
+  for (const auto& k : kLimitKeys) {
+    if (k.default_value == 0) continue;
+    c.limits[k.name] = k.default_value;
+    c.limits_defaulted.emplace_back(k.name);
+  }
   return c;
 }
 

@@ -75,6 +75,9 @@ struct Config {
   // [limits]
   std::map<std::string, long long> limits;
   std::vector<std::string> limits_best_effort;  // limits allowed to go unenforced on this host
+  // Keys in `limits` that hold their built-in default (LimitKey::default_value), not a value
+  // the file set: recorded as not enforced where the host cannot hold them.
+  std::vector<std::string> limits_defaulted;
 
   // [terminal]: the private pty between the sandbox and the operator's terminal
   bool terminal_private = true;  // off: the sandbox writes to the operator's terminal itself

@@ -201,8 +201,9 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
   plan.skip_session_init = config.proc == ProcMode::HostReadOnly;  // the host's /proc stays the host's
-  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides), config.limits_best_effort,
-                            facts.uid, facts.cgroups, config.source_path);
+  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
+                            limit_leniency(config, request.limit_overrides), facts.uid, facts.cgroups,
+                            config.source_path);
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
 

@@ -136,7 +136,7 @@ TEST(CgroupPlan, LimitPlanEnforcesPlacedBudgetsAndRefusesTheRest) {
   EXPECT_EQ(plan.cgroup_budgets[0].limit_key, "pids_max");
   EXPECT_NE(std::find(plan.enforced.begin(), plan.enforced.end(), "pids_max"), plan.enforced.end());
   EXPECT_THROW(plan_limits({{"memory_max_bytes", 1 << 30}}, {}, 0, found, "/etc/cordon/cordon.toml"), Error);
-  LimitPlan lenient = plan_limits({{"memory_max_bytes", 1 << 30}}, {"memory_max_bytes"}, 0, found, "/x.toml");
+  LimitPlan lenient = plan_limits({{"memory_max_bytes", 1 << 30}}, LimitLeniency{{"memory_max_bytes"}, {}}, 0, found, "/x.toml");
   EXPECT_TRUE(lenient.cgroup_budgets.empty());
   ASSERT_EQ(lenient.not_enforced.size(), 1u);
   EXPECT_NE(lenient.not_enforced[0].find("not writable"), std::string::npos);

@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[limits]\nas_bytes = 1048576\n", "limits.as_bytes: 1048576 is outside 16777216.."},
         BadCase{"[limits]\nwall_clock_seconds = 9223372036854775807\n",
                 "limits.wall_clock_seconds: 9223372036854775807 is outside 0..31536000"},
-        BadCase{"[limits]\npids_max = 0\n", "limits.pids_max: 0 is outside 1..4194304"},
+        BadCase{"[limits]\npids_max = 4194305\n", "limits.pids_max: 4194305 is outside 1..4194304"},
         BadCase{"[limits]\npids_max = 4194305\n", "limits.pids_max: 4194305 is outside"},
         BadCase{"[limits]\nmemory_max_bytes = 4096\n", "limits.memory_max_bytes: 4096 is outside"},
         BadCase{"[home]\nkeep = [\"./\"]\n", "\"./\" names $HOME itself"},

@@ -212,10 +212,12 @@ TEST(Plan, WritableTmpfsMountsAreCapped) {
   // Best-effort budgets this host cannot hold are named in the session file.
   Config best = no_jail();
   best.limits["pids_max"] = 100;
+  std::erase(best.limits_defaulted, "pids_max");
   best.limits_best_effort = {"pids_max"};
   SandboxPlan plan = build_plan(best, sample_facts(), request());
-  ASSERT_EQ(plan.intent.limits.not_enforced.size(), 1u);
-  EXPECT_EQ(plan.intent.limits.not_enforced[0].rfind("pids_max (", 0), 0u);
+  ASSERT_EQ(plan.intent.limits.not_enforced.size(), 2u);  // and the default memory budget
+  EXPECT_EQ(plan.intent.limits.not_enforced[0].rfind("memory_max_bytes (default; ", 0), 0u);
+  EXPECT_EQ(plan.intent.limits.not_enforced[1].rfind("pids_max (", 0), 0u);
   EXPECT_NE(find_seq(plan.argv, {"--size", "1073741824", "--tmpfs", "/tmp"}), std::string::npos);
   Config capped = no_jail();
   capped.tmpfs_size_bytes = 0;  // no cap: no --size at all
@@ -483,6 +485,33 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   EXPECT_EQ(file["limits"]["cgroup_parents"]["pids"], "/sys/fs/cgroup/user.slice/run-1.scope");
 }
 
+TEST(Plan, DefaultBudgetsHoldWhereACgroupIsAndAreRecordedNotEnforcedWhereNot) {
+  // The shipped defaults (no [limits] at all): a session cgroup where one can be placed...
+  HostFacts f = sample_facts();
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
+  SandboxPlan held = build_plan(no_jail(), f, request());
+  ASSERT_EQ(held.limits.cgroup_budgets.size(), 2u);
+  EXPECT_TRUE(held.intent.limits.not_enforced.empty());
+  std::string problem;
+  auto parsed = parse_session(held.data_files[1].content, &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->limits.values,
+            (std::vector<std::string>{"core=0", "memory_max_bytes=8589934592", "pids_max=4096"}));
+  // ...and where none can, the launch goes on with each default named as not enforced.
+  SandboxPlan bare = build_plan(no_jail(), sample_facts(), request());
+  EXPECT_TRUE(bare.limits.cgroup_budgets.empty());
+  ASSERT_EQ(bare.intent.limits.not_enforced.size(), 2u);
+  EXPECT_EQ(bare.intent.limits.not_enforced[1].rfind("pids_max (default; ", 0), 0u);
+  // A run that asks for a budget itself is held to it: no cgroup, no launch.
+  LaunchRequest asked = request();
+  asked.limit_overrides = {"pids_max=100"};
+  EXPECT_THROW(build_plan(no_jail(), sample_facts(), asked), Error);
+  // 0 in the file turns a default off.
+  Config off = parse_config("[limits]\npids_max = 0\nmemory_max_bytes = 0\n", "/etc/cordon/cordon.toml");
+  EXPECT_TRUE(off.limits.empty());
+  EXPECT_TRUE(off.limits_defaulted.empty());
+}
+
 struct Refusal {
   const char* name;
   void (*mutate)(Config&, HostFacts&, LaunchRequest&);
@@ -530,7 +559,7 @@ INSTANTIATE_TEST_SUITE_P(
                   r.agent = "codex"; }, "binary /usr/local/bin/codex does not exist"},
         Refusal{"unknown agent", [](Config&, HostFacts&, LaunchRequest& r) { r.agent = "ghost"; }, "unknown agent profile"},
         Refusal{"no command", [](Config&, HostFacts&, LaunchRequest& r) { r.command.clear(); }, "no command"},
-        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; }, "cannot be enforced here"},
+        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; c.limits_defaulted.clear(); }, "cannot be enforced here"},
         Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
         Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
         Refusal{"unknown limit override", [](Config&, HostFacts&, LaunchRequest& r) { r.limit_overrides = {"cpu=1"}; }, "NAME=NUMBER"},
