@@ -112,6 +112,7 @@ void Connection::log_once(DecisionLog& log, const std::string& ended) {
   d.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_)
                       .count();
   if (!ended.empty()) d.ended = ended;
+  if (d.reason.empty()) d.reason = "ended before a decision";  // e.g. stuck in getaddrinfo at session end
   log.write(d);
 }
 
@@ -143,7 +144,11 @@ void Connection::handle(const ServeContext& ctx) {
       std::string why = "no complete request head within " + std::to_string(o.header_timeout_seconds) + " s";
       return refuse(ctx, 408, why, "cordon egress proxy: " + why + ".\n");
     }
-    case HeadRead::Status::Stopped: return log_once(ctx.log, "session ended");
+    case HeadRead::Status::Stopped: {
+      std::lock_guard lock(mutex_);
+      draft_.reason = "the session ended before a complete request";
+      break;
+    }
     case HeadRead::Status::Closed:
     case HeadRead::Status::Error: {
       std::lock_guard lock(mutex_);
@@ -151,6 +156,7 @@ void Connection::handle(const ServeContext& ctx) {
       break;
     }
   }
+  if (head.status == HeadRead::Status::Stopped) return log_once(ctx.log, "session ended");
   if (head.status != HeadRead::Status::Complete) return log_once(ctx.log, "");
   auto parsed = parse_request(std::string_view(head.buffer).substr(0, head.head_end));
   if (auto* e = std::get_if<RequestError>(&parsed))
