@@ -119,9 +119,10 @@ bool EgressRule::matches_address(uint32_t address, uint16_t p) const {
   return kind == Kind::Ip && (!port || *port == p) && prefix.contains(address);
 }
 
-EgressRules::EgressRules(const std::vector<std::string>& allow, const std::vector<std::string>& deny) {
-  for (const auto& text : allow) allow_.push_back(parse_egress_rule(text, "[network] allow"));
-  for (const auto& text : deny) deny_.push_back(parse_egress_rule(text, "[network] deny"));
+EgressRules::EgressRules(const std::vector<std::string>& allow, const std::vector<std::string>& deny,
+                         std::string_view allow_key, std::string_view deny_key) {
+  for (const auto& text : allow) allow_.push_back(parse_egress_rule(text, allow_key));
+  for (const auto& text : deny) deny_.push_back(parse_egress_rule(text, deny_key));
 }
 
 EgressVerdict EgressRules::decide(const std::string& host, uint16_t port) const {

@@ -63,8 +63,9 @@ struct EgressVerdict {
 class EgressRules {
  public:
   EgressRules() = default;
-  // Throws cordon::Error on the first invalid rule.
-  EgressRules(const std::vector<std::string>& allow, const std::vector<std::string>& deny);
+  // Throws cordon::Error on the first invalid rule, naming the key it came from.
+  EgressRules(const std::vector<std::string>& allow, const std::vector<std::string>& deny,
+              std::string_view allow_key = "[network] allow", std::string_view deny_key = "[network] deny");
 
   // The decision for a destination before any resolution: `host` is a name or an IPv4 literal.
   EgressVerdict decide(const std::string& host, uint16_t port) const;

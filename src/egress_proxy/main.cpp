@@ -60,7 +60,7 @@ int run(int argc, char** argv) {
   }
   // The proxy needs no privilege it does not already hold; nothing it runs may gain one.
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  cordon::EgressRules rules(options.allow, options.deny);
+  cordon::EgressRules rules(options.allow, options.deny, "--allow", "--deny");
   AddressPolicy policy(rules, options.refuse);
   check_fds(options);
   cordon::UniqueFd signals = block_signals();

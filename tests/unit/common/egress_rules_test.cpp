@@ -125,9 +125,14 @@ TEST(EgressRules, RawIpNeedsAnIpRule) {
   EXPECT_NE(ips.denying_address(0xCB007142u, 1), nullptr);
 }
 
-TEST(EgressRules, ConstructorThrowsOnTheFirstBadRule) {
+TEST(EgressRules, ConstructorThrowsOnTheFirstBadRuleNamingItsKey) {
   EXPECT_THROW(EgressRules({"ok.test", "bad*.test"}, {}), Error);
-  EXPECT_THROW(EgressRules({}, {"::1"}), Error);
+  try {
+    EgressRules({"ok.test"}, {"::1"}, "--allow", "--deny");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--deny: invalid egress rule \"::1\"", 0), 0u) << e.what();
+  }
 }
 
 TEST(RawIpv4Host, LiteralsAndNames) {
