@@ -1,0 +1,34 @@
+// cordon-egress-proxy's command line (parsed by hand: a handful of --key value pairs).
+//   cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...
+//       [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]
+//       [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 30]
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/ipv4.h"
+
+namespace cordon::egress {
+
+struct Options {
+  int listen_fd = -1;  // a listening TCP socket, inherited
+  int log_fd = -1;     // where decision lines go
+  std::vector<std::string> allow, deny;
+  std::vector<Ipv4Prefix> refuse;
+  int max_connections = 64;
+  size_t max_header_bytes = 16384;
+  int idle_seconds = 300;
+  int connect_timeout_seconds = 10;
+  int header_timeout_seconds = 30;
+  bool help = false;
+};
+
+// Throws cordon::Error (exit status 64 = usage) naming the bad argument. Rules are checked
+// later, by EgressRules.
+Options parse_options(const std::vector<std::string>& args);
+
+std::string usage_text();
+
+}  // namespace cordon::egress

@@ -1,0 +1,39 @@
+// The two request forms the proxy serves, parsed from a complete request head:
+//   CONNECT host:port HTTP/1.x                  -> a tunnel
+//   METHOD http://host[:port]/path HTTP/1.x     -> one request forwarded in origin-form
+// Everything else (origin-form, https:// or other schemes, userinfo, IPv6 literals, folded or
+// malformed headers, a missing Host) is a client error with a short explanation. Pure code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace cordon::egress {
+
+struct ProxyRequest {
+  enum class Form { Connect, Absolute };
+  Form form = Form::Connect;
+  std::string method;
+  std::string host;  // as the client wrote it (lowercased, trailing dot removed)
+  uint16_t port = 0;
+  // Absolute form: the head to send to the origin (origin-form request line, the client's
+  // headers minus Proxy-*, Connection, Keep-Alive and Host, then Host and Connection: close).
+  std::string forward_head;
+
+  std::string destination() const { return host + ":" + std::to_string(port); }
+};
+
+struct RequestError {
+  int status = 400;
+  std::string message;
+};
+
+// Where the head ends (the index just past the blank line), or npos while incomplete.
+// Accepts CRLF CRLF and, leniently, LF LF.
+size_t find_head_end(std::string_view buffer);
+
+std::variant<ProxyRequest, RequestError> parse_request(std::string_view head);
+
+}  // namespace cordon::egress
