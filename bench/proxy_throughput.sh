@@ -25,6 +25,7 @@ start_proxy --allow allowed.test:8080
 fetch() { curl -s --max-time 600 -o /dev/null -w '%{speed_download}\n' "\$@" http://allowed.test:8080/blob; }
 median() { sort -n | awk '{ v[NR] = \$1 } END { print v[int((NR + 1) / 2)] }'; }
 : >\$D/direct; : >\$D/proxied
+fetch --noproxy '*' >/dev/null  # warm-up: the file's pages into the page cache
 for i in \$(seq $RUNS); do
   # Direct: curl resolves allowed.test itself, from the world's hosts file.
   fetch --noproxy '*' >>\$D/direct
