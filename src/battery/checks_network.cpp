@@ -75,6 +75,14 @@ bool has_route(const NetState& s, uint8_t type, const Prefix& p) {
 
 bool jail_disabled(const Context& c) { return c.session && !c.session->network.jailed(); }
 
+// Why checks 19 and 20 have nothing to assert: the mode, and where its own check is.
+std::string no_jail_note(const Context& c, const std::string& what) {
+  if (c.session->network.loopback_only())
+    return std::string("mode ") + network_mode_name(c.session->network.mode) +
+           ": no jail; loopback only, no route anywhere (check 31)";
+  return "jail disabled (network.egress_jail = false): " + what;
+}
+
 bool forwarding(const netlink::Lookup& l) { return l.type == RTN_UNICAST; }
 
 std::string verdict(const netlink::Lookup& l) {
@@ -87,7 +95,7 @@ std::string verdict(const netlink::Lookup& l) {
 
 Outcome check_jail_routes(const Context& c) {
   if (jail_disabled(c))
-    return pass("jail disabled (network.egress_jail = false): private ranges are reachable through the host",
+    return pass(no_jail_note(c, "private ranges are reachable through the host"),
                 "none: egress jail disabled by configuration");
   netlink::Socket nl;
   NetState s = gather(nl);
@@ -182,8 +190,7 @@ std::string jail_endpoints_problem(const Context& c, netlink::Socket& nl, const 
 
 Outcome check_jail_behaviour(const Context& c) {
   if (jail_disabled(c))
-    return pass("jail disabled (network.egress_jail = false): nothing to assert",
-                "none: egress jail disabled by configuration");
+    return pass(no_jail_note(c, "nothing to assert"), "none: egress jail disabled by configuration");
   netlink::Socket nl;
   NetState s = gather(nl);
   std::vector<Prefix> allow = c.session ? parse_all(c.session->network.allow) : std::vector<Prefix>{};

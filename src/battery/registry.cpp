@@ -53,6 +53,8 @@ const std::vector<CheckSpec>& all_checks() {
        check_footholds_ro},
       {"30", "unrelated host data absent", "filesystem_confinement",
        "an allow-listed root: /usr, /etc (masked), /sys, [filesystem] read; tmpfs for the rest", check_system_view},
+      {"31", "egress limited to the policy", "egress_confinement",
+       "a loopback-only network namespace; allowlist: cordon's proxy outside (network.mode)", check_egress_policy},
   };
   return checks;
 }

@@ -50,14 +50,16 @@ std::vector<std::string> limit_values_from_json(const Json& limits) {
 NetworkIntent network_from_json(const Json& network) {
   NetworkIntent n;
   const std::string mode = string_member(network, "mode");
-  if (mode == network_mode_name(NetworkMode::EgressJail)) n.mode = NetworkMode::EgressJail;
-  else if (!mode.empty() && mode != network_mode_name(NetworkMode::Host))
-    throw Error("unknown network mode \"" + mode + "\"");
+  if (auto known = network_mode_from_name(mode)) n.mode = *known;
+  else if (!mode.empty()) throw Error("unknown network mode \"" + mode + "\"");
   n.blackholes = string_array_member(network, "blackholes");
   n.unreachable = string_array_member(network, "unreachable");
   n.allow = string_array_member(network, "allow");
   n.gateway = string_member(network, "gateway");
   n.dns_forward = string_member(network, "dns_forward");
+  n.proxy = string_member(network, "proxy");
+  n.proxy_allow = string_array_member(network, "proxy_allow");
+  n.proxy_deny = string_array_member(network, "proxy_deny");
   return n;
 }
 
@@ -65,10 +67,13 @@ Json member(const Json& document, const char* key) { return document.contains(ke
 
 }  // namespace
 
-const char* network_mode_name(NetworkMode mode) { return mode == NetworkMode::EgressJail ? "egress-jail" : "host"; }
-
 Json network_json(const NetworkIntent& n) {
   Json out{{"mode", network_mode_name(n.mode)}};
+  if (n.mode == NetworkMode::Allowlist) {
+    out["proxy"] = bytes_json(n.proxy);
+    out["proxy_allow"] = bytes_array_json(n.proxy_allow);
+    out["proxy_deny"] = bytes_array_json(n.proxy_deny);
+  }
   if (!n.jailed()) return out;
   out["blackholes"] = bytes_array_json(n.blackholes);
   out["unreachable"] = bytes_array_json(n.unreachable);

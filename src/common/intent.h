@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/network_modes.h"
+
 namespace cordon {
 
 inline constexpr const char* kSessionDir = "/run/cordon";
@@ -39,16 +41,21 @@ struct HomeIntent {
   std::vector<std::string> keep_read_only;  // entries kept read-only for every profile
 };
 
-enum class NetworkMode { Host, EgressJail };
-
 struct NetworkIntent {
-  NetworkMode mode = NetworkMode::Host;  // Host: the jail is disabled, nothing below applies
-  std::vector<std::string> blackholes;   // prefixes, e.g. "10.0.0.0/8"
+  NetworkMode mode = NetworkMode::Host;  // Host: no confinement, nothing below applies
+  // EgressJail only:
+  std::vector<std::string> blackholes;  // prefixes, e.g. "10.0.0.0/8"
   std::vector<std::string> unreachable;
   std::vector<std::string> allow;  // /32 punches and allow-listed prefixes
   std::string gateway;
   std::string dns_forward;
+  // Allowlist only: the proxy's endpoint inside ("127.0.0.1:3128") and its rules.
+  std::string proxy;
+  std::vector<std::string> proxy_allow;
+  std::vector<std::string> proxy_deny;
   bool jailed() const { return mode == NetworkMode::EgressJail; }
+  // A namespace of the session's own with loopback only (nothing routed out).
+  bool loopback_only() const { return mode == NetworkMode::Allowlist || mode == NetworkMode::Offline; }
 };
 
 struct LimitsIntent {
@@ -101,8 +108,6 @@ struct SessionIntent {
 // [filesystem] read. Both the launcher (is a command visible inside?) and battery check 30
 // (is a present path one of these?) ask it.
 std::vector<std::string> bound_on_purpose(const SessionIntent& intent);
-
-const char* network_mode_name(NetworkMode mode);  // "host", "egress-jail"
 
 // The session file's text: one JSON document with "format" and "version".
 std::string serialize_session(const SessionIntent& intent);

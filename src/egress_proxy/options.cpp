@@ -40,6 +40,12 @@ Options parse_options(const std::vector<std::string>& args) {
       o.help = true;
       continue;
     }
+#ifdef CORDON_TEST_HOOKS
+    if (key == "--test-allow-all") {
+      o.test_allow_all = true;
+      continue;
+    }
+#endif
     if (i + 1 >= args.size()) usage_error(key.rfind("--", 0) == 0 ? key + ": missing value" : "unexpected " + key);
     const std::string& value = args[++i];
     if (key == "--listen-fd") o.listen_fd = int(parse_number(key, value, 0, 1 << 20));

@@ -23,6 +23,9 @@ struct Options {
   int connect_timeout_seconds = 10;
   int header_timeout_seconds = 30;
   bool help = false;
+  // --test-allow-all, test builds only: every destination admitted, no address refused (the
+  // weakening that proves cordon-probe's policy probes can see an open proxy).
+  bool test_allow_all = false;
 };
 
 // Throws cordon::Error (exit status 64 = usage) naming the bad argument. Rules are checked

@@ -66,6 +66,7 @@ struct ProbeDef {
 const std::vector<ProbeDef>& all_probes();
 
 std::vector<ProbeDef> egress_probes();
+std::vector<ProbeDef> policy_probes();
 std::vector<ProbeDef> filesystem_probes();
 std::vector<ProbeDef> foothold_probes();
 std::vector<ProbeDef> privilege_probes();

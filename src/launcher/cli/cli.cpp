@@ -50,6 +50,8 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
   if (set.limits)
     cmd->add_option("--limit", o.limits, "Lower a configured resource limit for this run: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
+  cmd->add_option("--network", o.network,
+                  "Narrow the network for this run: jail, allowlist or offline (never wider than [network] mode)");
   // The command is a positional list; options after `--` belong to it, never to cordon.
   if (set.command) cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
 #ifdef CORDON_TEST_HOOKS
@@ -196,6 +198,9 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   // doctor reports an invalid configuration as a FAIL row beside the host's other rows.
   if (*c.doctor_cmd) return doctor_command(c.config_path, c.doctor_json);
   Config config = load_config(c.config_path);
+  for (const auto& [cmd, options] : {std::pair{c.run_cmd, &c.run}, std::pair{c.argv_cmd, &c.argv},
+                                     std::pair{c.verify_cmd, &c.verify}, std::pair{c.status_cmd, &c.status}})
+    if (cmd->parsed()) narrow_network_mode(config, options->network);
   if (*c.status_cmd) return status_command(config, c.status);
   if (*c.argv_cmd) {
     auto jail_plan = jail_plan_for(config);

@@ -21,6 +21,15 @@ std::string home_summary(const SessionIntent& s) {
 }
 
 std::string network_summary(const SessionIntent& s) {
+  if (s.network.mode == NetworkMode::Offline) return "offline: loopback only, no resolver; nothing leaves";
+  if (s.network.mode == NetworkMode::Allowlist) {
+    std::string rules;
+    for (const auto& r : s.network.proxy_allow) rules += (rules.empty() ? "" : ", ") + r;
+    std::string out = "allowlist: loopback only, no resolver; HTTP(S) through cordon's proxy at " + s.network.proxy +
+                      " to " + (rules.empty() ? std::string("nothing (no allow rules)") : rules);
+    if (!s.network.proxy_deny.empty()) out += "; denied: " + std::to_string(s.network.proxy_deny.size()) + " rule(s)";
+    return out;
+  }
   if (!s.network.jailed()) return "NOT CONFINED: host network (egress jail disabled)";
   return "egress jail: " + std::to_string(s.network.blackholes.size()) +
          " private/connected ranges blackholed, "
@@ -98,7 +107,7 @@ std::string render_status(const StatusView& v) {
   std::string first = v.inside
                           ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
                           : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
-  if (!s.network.jailed()) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  if (s.network.mode == NetworkMode::Host) first += " -- NETWORK NOT CONFINED: egress jail disabled";
   if (!s.terminal.operator_device.empty() && !s.terminal.private_pty)
     first += " -- TERMINAL SHARED: private terminal disabled";
   if (s.filesystem.view != "system")

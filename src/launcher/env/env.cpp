@@ -18,6 +18,16 @@ EnvList plan_environment(const Config& config, const AgentProfile& profile, cons
       {"GIT_CONFIG_GLOBAL", kGitConfigPath},
       {"GIT_CONFIG_SYSTEM", "/dev/null"},
   };
+  // network.mode = "allowlist": the proxy is the only way out, so every client is pointed at
+  // it (curl reads the lower-case http_proxy only; Node's fetch needs NODE_USE_ENV_PROXY), and
+  // a host proxy variable of the same name never reaches the sandbox.
+  if (config.network_mode == NetworkMode::Allowlist) {
+    for (const char* name : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"})
+      fixed.emplace_back(name, proxy_url());
+    fixed.emplace_back("NO_PROXY", "localhost,127.0.0.1,::1");
+    fixed.emplace_back("no_proxy", "localhost,127.0.0.1,::1");
+    fixed.emplace_back("NODE_USE_ENV_PROXY", "1");
+  }
   auto is_fixed = [&](const std::string& name) {
     return std::any_of(fixed.begin(), fixed.end(), [&](const auto& kv) { return kv.first == name; });
   };

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/build_config.h"
+#include "common/egress_rules.h"
 #include "common/error.h"
 #include "common/ipv4.h"
 #include "common/limit_keys.h"
@@ -162,11 +163,24 @@ void check_limit_name(const Origin& o, const toml::node& n, const std::string& k
   if (!find_limit_key(v)) fail(o, n, key, "\"" + v + "\" is not a limit name");
 }
 
+void check_egress_rule(const Origin& o, const toml::node& n, const std::string& key, const std::string& v) {
+  try {
+    parse_egress_rule(v);
+  } catch (const Error& e) {
+    fail(o, n, key, std::string(e.what()) + " (" + e.fix() + ")");
+  }
+}
+
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
-  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace", "args"});
+  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace", "args", "network_allow"});
   AgentProfile p;
   p.name = name;
+  // A shipped profile's destinations stay unless the operator's table names its own.
+  if (auto shipped = builtin_agent_profiles().find(name); shipped != builtin_agent_profiles().end())
+    p.network_allow = shipped->second.network_allow;
+  if (auto* n = t.get("network_allow"))
+    p.network_allow = as_string_list(o, *n, s + ".network_allow", check_egress_rule);
   if (auto* n = t.get("binary")) {
     p.binary = as_string(o, *n, s + ".binary");
     check_absolute(o, *n, s + ".binary", p.binary);
@@ -234,9 +248,30 @@ void apply_git(const Origin& o, const toml::table& t, Config& c) {
   if (auto* v = t.get("email")) c.git_email = as_string(o, *v, "git.email");
 }
 
+// `mode`, and `egress_jail` from before the modes: false is "host", true "jail". Both given
+// must agree; a conflict is an error, never a silent pick.
+void apply_network_mode(const Origin& o, const toml::table& t, Config& c) {
+  std::optional<NetworkMode> from_mode, from_jail;
+  if (auto* v = t.get("mode")) {
+    std::string name = as_string(o, *v, "network.mode");
+    from_mode = network_mode_from_config_name(name);
+    if (!from_mode) fail(o, *v, "network.mode", "\"" + name + "\" is not one of " + network_mode_config_names());
+  }
+  if (auto* v = t.get("egress_jail"))
+    from_jail = as_bool(o, *v, "network.egress_jail") ? NetworkMode::EgressJail : NetworkMode::Host;
+  if (from_mode && from_jail && (*from_jail == NetworkMode::Host) != (*from_mode == NetworkMode::Host))
+    fail(o, *t.get("egress_jail"), "network.egress_jail",
+         "contradicts network.mode = \"" + std::string(network_mode_config_name(*from_mode)) +
+             "\" (egress_jail is the older spelling of mode = \"host\" / \"jail\": keep only mode)");
+  if (from_mode) c.network_mode = *from_mode;
+  else if (from_jail) c.network_mode = *from_jail;
+}
+
 void apply_network(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "network", {"egress_jail", "allow_ip", "dns_forward"});
-  if (auto* v = t.get("egress_jail")) c.egress_jail = as_bool(o, *v, "network.egress_jail");
+  only_keys(o, t, "network", {"mode", "egress_jail", "allow_ip", "dns_forward", "allow", "deny"});
+  apply_network_mode(o, t, c);
+  if (auto* v = t.get("allow")) c.network_allow = as_string_list(o, *v, "network.allow", check_egress_rule);
+  if (auto* v = t.get("deny")) c.network_deny = as_string_list(o, *v, "network.deny", check_egress_rule);
   if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
   if (auto* v = t.get("dns_forward")) {
     c.dns_forward = as_string(o, *v, "network.dns_forward");
@@ -369,6 +404,12 @@ const AgentProfile& Config::agent(const std::string& name) const {
 std::map<std::string, AgentProfile> with_sandbox_args(std::map<std::string, AgentProfile> profiles) {
   profiles["claude"].args = {"--settings", R"({"sandbox":{"enabled":false}})"};
   profiles["codex"].args = {"-c", R"(sandbox_mode="danger-full-access")"};
+  // network.mode = "allowlist": each agent's API and what its login needs (docs/network.md).
+  profiles["claude"].network_allow = {"api.anthropic.com", "console.anthropic.com", "claude.ai",
+                                      "statsig.anthropic.com"};
+  profiles["codex"].network_allow = {"api.openai.com", "auth.openai.com", "chatgpt.com"};
+  profiles["gemini"].network_allow = {"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com",
+                                      "oauth2.googleapis.com", "accounts.google.com", "www.googleapis.com"};
   return profiles;
 }
 
@@ -476,14 +517,18 @@ std::vector<std::string> config_schema_keys() {
                                    "filesystem.tmpfs_size_bytes",
                                    "git.name",
                                    "git.email",
+                                   "network.mode",
                                    "network.egress_jail",
                                    "network.allow_ip",
                                    "network.dns_forward",
+                                   "network.allow",
+                                   "network.deny",
                                    "agents.*.binary",
                                    "agents.*.home",
                                    "agents.*.env",
                                    "agents.*.allow_ptrace",
                                    "agents.*.args",
+                                   "agents.*.network_allow",
                                    "records.keep",
                                    "records.keep_days",
                                    "terminal.private",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/network_modes.h"
 #include "common/terminal_classes.h"
 
 namespace cordon {
@@ -22,6 +23,9 @@ struct AgentProfile {
   // Inserted after the program name when the command runs this agent: how it runs correctly
   // inside cordon (its own sandbox, which cannot work without nested user namespaces, off).
   std::vector<std::string> args = {};
+  // network.mode = "allowlist": the destinations this agent needs (its API, its login),
+  // egress rules (common/egress_rules.h); [network] allow adds to them.
+  std::vector<std::string> network_allow = {};
 };
 
 // The shipped profiles: claude, codex, gemini and generic.
@@ -68,9 +72,11 @@ struct Config {
   std::string git_email;
 
   // [network]
-  bool egress_jail = true;
-  std::vector<std::string> allow_ip;  // IPv4 addresses or CIDRs, validated
-  std::string dns_forward = "auto";   // "auto" or an IPv4 address
+  NetworkMode network_mode = NetworkMode::EgressJail;  // mode (egress_jail = false: Host)
+  std::vector<std::string> network_allow;              // allowlist: rules added to the profile's
+  std::vector<std::string> network_deny;               // allowlist: rules that win over every allow
+  std::vector<std::string> allow_ip;                   // IPv4 addresses or CIDRs, validated
+  std::string dns_forward = "auto";                    // "auto" or an IPv4 address
 
   // [limits]
   std::map<std::string, long long> limits;

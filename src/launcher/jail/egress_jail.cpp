@@ -1,21 +1,17 @@
 #include "launcher/jail/egress_jail.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <vector>
 
 #include "common/error.h"
 #include "common/network_opt_out.h"
 #include "launcher/jail/routes.h"
 #include "launcher/process/exec_setup.h"
+#include "launcher/process/namespace_users.h"
 #include "launcher/process/pidfd.h"
 #include "launcher/process/session_init.h"
 
@@ -57,39 +53,6 @@ void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(errno_text("egress jail: pipe", errno));
   read_end.reset(fds[0]);
   write_end.reset(fds[1]);
-}
-
-std::string comm_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name;
-}
-
-// Processes still using the network namespace (dev, ino) that are not on their way out.
-// bwrap's own pid-1 can outlive the holder by a moment (it reports the exit status, then
-// exits); it and anything it takes down with it are given a bounded time to finish.
-std::string processes_left_in_namespace(dev_t dev, ino_t ino, int timeout_ms) {
-  std::vector<pid_t> found;
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return "cannot read /proc to check the namespace";
-  int scanned = 0;
-  while (dirent* entry = ::readdir(proc)) {
-    if (++scanned > 1000000) break;  // bounded even on a pathological /proc
-    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    struct stat st {};
-    std::string path = std::string("/proc/") + entry->d_name + "/ns/net";
-    if (::stat(path.c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino)
-      found.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
-  }
-  ::closedir(proc);
-  std::string left;
-  for (pid_t pid : found) {
-    UniqueFd pidfd(pidfd_open(pid));
-    if (!pidfd.valid() || wait_exiting(pidfd.get(), pid, timeout_ms)) continue;
-    left += (left.empty() ? "" : " ") + std::to_string(pid) + " (" + comm_of(pid) + ")";
-  }
-  return left;
 }
 
 }  // namespace

@@ -148,12 +148,38 @@ bool runs_the_agent(const AgentProfile& profile, const HostFacts& facts, const s
 
 namespace {
 
+// The jail's resolv.conf names its forwarder. Loopback-only modes name a resolver that is not
+// there (127.0.0.1:53 answers "connection refused" at once): no query leaves, and the host's
+// resolver address is not shown. Host mode keeps the host's file.
+std::string sandbox_resolv_conf(NetworkMode mode, const jail::JailPlan* jail) {
+  if (jail) return jail->resolv_conf;
+  if (mode == NetworkMode::Allowlist)
+    return "# written by cordon: network.mode = \"allowlist\": no resolver; the proxy (" + proxy_url() +
+           ") resolves the names it admits\nnameserver 127.0.0.1\n";
+  if (mode == NetworkMode::Offline)
+    return "# written by cordon: network.mode = \"offline\": no resolver\nnameserver 127.0.0.1\n";
+  return {};
+}
+
+void describe_loopback_only_network(const Config& config, const AgentProfile& profile, NetworkIntent& n) {
+  if (config.network_mode == NetworkMode::Offline) n.mode = NetworkMode::Offline;
+  if (config.network_mode != NetworkMode::Allowlist) return;
+  n.mode = NetworkMode::Allowlist;
+  n.proxy = std::string(kProxyHost) + ":" + std::to_string(kProxyPort);
+  n.proxy_allow = profile.network_allow;
+  n.proxy_allow.insert(n.proxy_allow.end(), config.network_allow.begin(), config.network_allow.end());
+  n.proxy_deny = config.network_deny;
+}
+
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
 // command gate, the filter, the command.
 void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& mount_args) {
   auto& a = plan.argv;
   a.push_back(bwrap);
   for (auto& arg : namespace_args()) a.push_back(arg);
+  // Offline: bwrap's own network namespace, in which it brings up loopback and nothing else.
+  // (Allowlist and the jail get theirs from the launcher's holder, which bwrap keeps.)
+  if (plan.intent.network.mode == NetworkMode::Offline) a.push_back("--unshare-net");
   a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
   for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
   a.insert(a.end(), mount_args.begin(), mount_args.end());
@@ -213,11 +239,11 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   const size_t session_index = data.files.size();
   auto session_file_args = data.add(kSessionFilePath, "");
   session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
-  if (jail) {
-    // The jail's resolv.conf, bound where the host's really lives (its /run target when
+  if (const std::string resolv = sandbox_resolv_conf(config.network_mode, jail); !resolv.empty()) {
+    // The sandbox's resolv.conf, bound where the host's really lives (its /run target when
     // /etc/resolv.conf links there), after and so over the host's copy.
     std::string dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
-    auto resolv_args = data.add(dest, jail->resolv_conf);
+    auto resolv_args = data.add(dest, resolv);
     session_args.insert(session_args.end(), resolv_args.begin(), resolv_args.end());
   }
 
@@ -233,6 +259,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
     plan.intent.network.gateway = jail->gateway;
     plan.intent.network.dns_forward = jail->dns_forward;
   }
+  describe_loopback_only_network(config, profile, plan.intent.network);
   record_limits(plan);
   plan.intent.last_verify = facts.last_verify;
   if (agent_args) plan.intent.agent.args = profile.args;
@@ -240,7 +267,8 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 
-  plan.command_gate = jail != nullptr && !plan.skip_session_init;
+  // The allowlist's proxy is started after the fork: the command waits for it as for the jail.
+  plan.command_gate = (jail != nullptr || config.network_mode == NetworkMode::Allowlist) && !plan.skip_session_init;
   plan.command = command;
   assemble_argv(plan, facts.bwrap_path, mounts.args);
   return plan;

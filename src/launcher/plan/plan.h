@@ -61,6 +61,9 @@ struct SandboxPlan {
   // whose routes are programmed while bwrap sets up. Only with the session's pid namespace,
   // whose init keeps the gate shut until the whole session is dead (process/session_init.h).
   bool command_gate = false;
+  // network.mode = "allowlist": options the proxy gets on top of its rules (test weakenings).
+  std::vector<std::string> proxy_test_args = {};
+  bool proxy_in_host_network = false;  // test weakening allowlist-host-net only
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely.

@@ -1,5 +1,6 @@
 #include "launcher/plan/session_options.h"
 
+#include "common/error.h"
 #include "launcher/plan/weaken.h"
 
 namespace cordon {
@@ -11,12 +12,27 @@ LaunchRequest request_for(const Config& config, const SessionOptions& o) {
 
 }  // namespace
 
+void narrow_network_mode(Config& config, const std::string& flag) {
+  if (flag.empty()) return;
+  auto mode = network_mode_from_config_name(flag);
+  if (!mode)
+    throw Error("--network " + flag + ": not one of " + network_mode_config_names(), "for example --network offline",
+                kExitConfigError);
+  if (!narrower_or_equal(*mode, config.network_mode))
+    throw Error("--network " + flag + " would widen the configured network.mode = \"" +
+                    network_mode_config_name(config.network_mode) +
+                    "\": a run may only narrow it (host < jail < "
+                    "allowlist < offline)",
+                "ask the operator to change [network] mode in " + config.source_path, kExitConfigError);
+  config.network_mode = *mode;
+}
+
 HostFacts facts_for(const Config& config, const SessionOptions& o) {
   return gather_host_facts(config, request_for(config, o));
 }
 
 std::optional<jail::JailPlan> jail_plan_for(const Config& config) {
-  if (!config.egress_jail) return std::nullopt;
+  if (config.network_mode != NetworkMode::EgressJail) return std::nullopt;
   return jail::plan_jail(config, jail::gather_network_facts());
 }
 

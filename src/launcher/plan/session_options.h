@@ -20,8 +20,14 @@ struct SessionOptions {
   std::vector<std::string> command;
   std::vector<std::string> weaken;  // test hooks only
   std::vector<std::string> limits;  // --limit NAME=VALUE
+  std::string network;              // --network MODE: may only narrow [network] mode
   bool json = false;
 };
+
+// Applies `--network MODE` to the configuration: the mode must be as narrow as the
+// configured one or narrower (host < jail < allowlist < offline). Throws cordon::Error (exit 2)
+// for an unknown or a wider mode.
+void narrow_network_mode(Config& config, const std::string& flag);
 
 HostFacts facts_for(const Config& config, const SessionOptions& options);
 

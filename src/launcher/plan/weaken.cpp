@@ -158,6 +158,17 @@ const Weakening kWeakenings[] = {
     // Only the session's: bwrap's --die-with-parent alone ties the sandbox to the launcher.
     {"no-session-init", skip_session_init},
     {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
+    // network.mode = "offline" in the launcher's own network namespace.
+    {"offline-host-net", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-net"}); }},
+    // network.mode = "allowlist" with the proxy running but the sandbox in the launcher's
+    // network namespace (the holder makes no namespace of its own).
+    {"allowlist-host-net", [](SandboxPlan& p) { p.proxy_in_host_network = true; }},
+    // The proxy admits every destination and refuses no address (and gives up connecting
+    // after 1 s, so an admitted destination that does not answer shows at once).
+    {"proxy-allow-all",
+     [](SandboxPlan& p) {
+       p.proxy_test_args.insert(p.proxy_test_args.end(), {"--test-allow-all", "--connect-timeout-seconds", "1"});
+     }},
     {"no-unshare-uts",
      [](SandboxPlan& p) {
        remove_seq(p.argv, {"--unshare-uts"});

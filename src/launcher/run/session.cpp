@@ -14,6 +14,8 @@
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/plan/visibility.h"
+#include "launcher/proxy/allowlist_network.h"
+#include "launcher/proxy/decisions.h"
 #include "launcher/record/manifest.h"
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
@@ -75,6 +77,17 @@ int report_end(const Receipt& receipt, const SessionRecord& record) {
   return kExitLaunchRefused;
 }
 
+// network.mode = "allowlist": the proxy's stage, with the plan's rules and the host's own
+// subnets as addresses no answer may resolve into (rebinding onto the LAN).
+std::unique_ptr<proxy::AllowlistNetwork> allowlist_stage_for(const Config& config, const HostFacts& facts,
+                                                             const SandboxPlan& plan) {
+  if (plan.intent.network.mode != NetworkMode::Allowlist) return nullptr;
+  std::string path = proxy::check_allowlist_prerequisites(facts.libexec_dir, config.source_path);
+  proxy::ProxyArgs args{plan.intent.network.proxy_allow, plan.intent.network.proxy_deny, {}, plan.proxy_test_args};
+  for (const auto& subnet : jail::gather_network_facts().connected) args.refuse.push_back(subnet.str());
+  return std::make_unique<proxy::AllowlistNetwork>(std::move(path), std::move(args), !plan.proxy_in_host_network);
+}
+
 }  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
@@ -83,11 +96,12 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
   std::unique_ptr<jail::EgressJail> jail;
-  if (config.egress_jail) {
+  if (config.network_mode == NetworkMode::EgressJail) {
     std::string pasta = jail::check_jail_prerequisites(config);
     jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, id);
   }
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
+  std::unique_ptr<proxy::AllowlistNetwork> allowlist = allowlist_stage_for(config, facts, plan);
   before_anything_is_made(config, facts, plan);
   create_missing_hooks(facts.workspace, facts.footholds);  // bound read-only by the plan
   SessionRecord record(id, config, facts, plan);
@@ -116,6 +130,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
       stages.push_back(budgets.get());
     }
     if (jail) stages.push_back(jail.get());
+    if (allowlist) stages.push_back(allowlist.get());
     receipt.outcome = run_sandbox(plan, stages);
   } catch (const Error& e) {
     receipt.launch_error = e.what();
@@ -124,6 +139,11 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     std::string unrecorded = record.finish(receipt);
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
+  }
+  if (allowlist) {
+    proxy::EgressDecisions decisions = proxy::parse_decisions(allowlist->decisions());
+    receipt.egress = proxy::egress_json(decisions);
+    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(decisions).c_str());
   }
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;

@@ -36,7 +36,7 @@ TEST(ConfigDocs, EverySchemaKeyIsInTheShippedFile) {
 TEST(ConfigDocs, ShippedFileIsTheDefaults) {
   Config shipped = parse_config(slurp(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml"), "etc/cordon.toml");
   Config defaults = default_config();
-  EXPECT_EQ(shipped.egress_jail, defaults.egress_jail);
+  EXPECT_EQ(shipped.network_mode, defaults.network_mode);
   EXPECT_EQ(shipped.dns_forward, defaults.dns_forward);
   EXPECT_EQ(shipped.workspace_root, defaults.workspace_root);
   EXPECT_EQ(shipped.env_allow, defaults.env_allow);

@@ -14,7 +14,7 @@ namespace {
 
 TEST(Config, DefaultsWhenEmpty) {
   Config c = parse_config("", "/etc/cordon/cordon.toml");
-  EXPECT_TRUE(c.egress_jail);
+  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
   EXPECT_EQ(c.dns_forward, "auto");
   EXPECT_EQ(c.proc, ProcMode::Fresh);
   EXPECT_TRUE(c.agents.count("generic"));
@@ -55,7 +55,7 @@ allow_ptrace = true
   EXPECT_EQ(c.workspace_protect, (std::vector<std::string>{".envrc", ".vscode", ".idea", ".devcontainer"}));
   EXPECT_EQ(c.writable, (std::vector<std::string>{"/var/cache/x"}));
   EXPECT_EQ(c.proc, ProcMode::HostReadOnly);
-  EXPECT_FALSE(c.egress_jail);
+  EXPECT_EQ(c.network_mode, NetworkMode::Host);
   EXPECT_EQ(c.allow_ip.size(), 2u);
   EXPECT_EQ(c.dns_forward, "198.18.0.53");
   const AgentProfile& p = c.agent("claude");
@@ -186,7 +186,7 @@ TEST(Config, MissingFileMeansDefaults) {
   Config c = load_config("/nonexistent/cordon.toml");
   EXPECT_FALSE(c.file_found);
   EXPECT_EQ(c.source_path, "/nonexistent/cordon.toml");
-  EXPECT_TRUE(c.egress_jail);
+  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
 }
 
 // A path that exists but is not a regular file reads as empty: it must not mean "the defaults".
@@ -208,7 +208,7 @@ TEST(Config, APathThatIsNotARegularFileIsAConfigError) {
   Config c = load_config(name);
   ::unlink(name);
   EXPECT_TRUE(c.file_found);
-  EXPECT_TRUE(c.egress_jail);
+  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
 }
 
 // Garbage must never crash the parser or be accepted silently: every outcome is either a

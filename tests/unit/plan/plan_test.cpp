@@ -64,7 +64,7 @@ LaunchRequest request(std::vector<std::string> command = {"sh", "-c", "true"}) {
 Config no_jail() {
   Config c = default_config();
   c.source_path = "/etc/cordon/cordon.toml";
-  c.egress_jail = false;
+  c.network_mode = NetworkMode::Host;
   return c;
 }
 

@@ -1,0 +1,47 @@
+#include "launcher/proxy/decisions.h"
+
+#include <sstream>
+
+#include "common/text.h"
+
+namespace cordon::proxy {
+
+EgressDecisions parse_decisions(const std::string& jsonl) {
+  EgressDecisions d;
+  std::istringstream lines(jsonl);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    Json entry = Json::parse(line, nullptr, false);
+    if (!entry.is_object()) {
+      ++d.unreadable;
+      continue;
+    }
+    (entry.value("allowed", false) ? d.allowed : d.denied) += 1;
+    d.entries.push_back(std::move(entry));
+  }
+  return d;
+}
+
+Json egress_json(const EgressDecisions& d) {
+  return {{"allowed", d.allowed}, {"denied", d.denied}, {"unreadable", d.unreadable}, {"decisions", d.entries}};
+}
+
+std::string egress_summary_line(const EgressDecisions& d) {
+  std::string line = "network allowlist: " + std::to_string(d.allowed) + " connection(s) allowed, " +
+                     std::to_string(d.denied) + " denied";
+  std::string denied;
+  int shown = 0;
+  for (const auto& e : d.entries) {
+    if (e.value("allowed", false) || !e.contains("destination") || !e["destination"].is_string()) continue;
+    if (shown++ == 3) {
+      denied += ", ...";
+      break;
+    }
+    // The destination is what the sandbox asked for: never raw bytes on the operator's terminal.
+    denied += (denied.empty() ? "" : ", ") + terminal_safe(e["destination"].get<std::string>());
+  }
+  if (!denied.empty()) line += " (" + denied + ")";
+  return line;
+}
+
+}  // namespace cordon::proxy
