@@ -245,7 +245,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 30u);
+  EXPECT_EQ(r.rows.size(), 31u);
   // The budgets every session has: no core dumps, the writable tmpfs mounts capped; and the
   // default pids and memory budgets where a cgroup can hold them (root here), read back.
   EXPECT_EQ(r.detail("27").rfind("tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0", 0), 0u) << r.dump();
@@ -936,7 +936,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 30 checks");
+  EXPECT_EQ(line, "cordon-battery: 31 checks");
   const std::regex row(R"(  \[(PASS|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
@@ -972,7 +972,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 30u);
+  EXPECT_EQ(checks.size(), 31u);
   int pass = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",

@@ -194,7 +194,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     config_arg.clear();
   }
   script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env CORDON_TEST_STATE_DIR=" + state_dir + " " + o.env + " " + cordon +
-            config_arg + (o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws
+            config_arg + (o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws + " " + o.run_flags
                                    : " run --workspace " + ws + " " + o.run_flags + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);

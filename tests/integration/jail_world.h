@@ -46,7 +46,7 @@ class NetWorld {
     // path by an overlay in the launch's private mount namespace (the host's /etc is untouched).
     bool fixed_config = false;
     bool deep = false;  // with verify: `cordon verify --deep` (battery, then probes)
-    std::string run_flags = "";  // `cordon run` options before "--" (e.g. --test-weaken NAME)
+    std::string run_flags = "";  // `cordon run` (or verify) options (e.g. --test-weaken NAME)
   };
   // Runs `cordon --config CONFIG run --workspace WS -- ARGS` inside the fake host (through
   // `ip netns exec`, which also gives each launch a private mount namespace for sabotage).

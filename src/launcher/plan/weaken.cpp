@@ -120,6 +120,19 @@ void no_seccomp(SandboxPlan& plan) {
   plan.skip_seccomp = true;
 }
 
+// The host's own resolv.conf back in place of cordon's (which names no resolver): what a
+// sandbox that shares the launcher's network would see. The bind is "--perms 0444
+// --ro-bind-data FD DEST"; its data file's descriptor stays open and unused.
+void host_resolv_conf(SandboxPlan& plan) {
+  auto& a = plan.argv;
+  for (size_t i = 4; i < a.size(); ++i)
+    if (a[i - 2] == "--ro-bind-data" && a[i - 4] == "--perms" && a[i].size() >= 11 &&
+        a[i].compare(a[i].size() - 11, 11, "resolv.conf") == 0) {
+      a.erase(a.begin() + static_cast<long>(i) - 4, a.begin() + static_cast<long>(i) + 1);
+      return;
+    }
+}
+
 struct Weakening {
   const char* name;
   void (*apply)(SandboxPlan&);
@@ -159,10 +172,18 @@ const Weakening kWeakenings[] = {
     {"no-session-init", skip_session_init},
     {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
     // network.mode = "offline" in the launcher's own network namespace.
-    {"offline-host-net", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-net"}); }},
+    {"offline-host-net",
+     [](SandboxPlan& p) {
+       remove_seq(p.argv, {"--unshare-net"});
+       host_resolv_conf(p);
+     }},
     // network.mode = "allowlist" with the proxy running but the sandbox in the launcher's
     // network namespace (the holder makes no namespace of its own).
-    {"allowlist-host-net", [](SandboxPlan& p) { p.proxy_in_host_network = true; }},
+    {"allowlist-host-net",
+     [](SandboxPlan& p) {
+       p.proxy_in_host_network = true;
+       host_resolv_conf(p);
+     }},
     // The proxy admits every destination and refuses no address (and gives up connecting
     // after 1 s, so an admitted destination that does not answer shows at once).
     {"proxy-allow-all",

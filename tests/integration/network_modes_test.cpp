@@ -1,0 +1,268 @@
+// network.mode = "offline" and "allowlist" in the fake network world (networld.sh): the
+// launcher runs in the world's "fake host", the world's router holds the "internet"
+// (198.18.0.10, internet.test), the LAN (10.1.2.3, lan.test) and the resolver. Nothing is
+// sent outside the world. As root and as the world's unprivileged user.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/json_codec.h"
+#include "jail_world.h"
+#include "support.h"
+
+namespace cordon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+NetWorld* world = nullptr;
+std::string world_problem;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// What the sandbox tries in every mode; one "NAME: RESULT" line each.
+const char* kAttempts = R"SH(
+t() { name=$1; shift; if out=$("$@" 2>&1); then echo "$name: OK $out"; else echo "$name: FAIL $out"; fi; }
+t internet curl -sS -m 5 http://internet.test:8000/hello.txt
+t tunnel curl -sS -m 5 -p http://internet.test:8000/hello.txt
+t raw-ip curl -s -m 5 -f http://198.18.0.10:8000/hello.txt
+t other-port curl -s -m 5 -f http://internet.test:8081/
+t lan-name curl -s -m 5 -f http://lan.test:8080/
+t not-listed curl -s -m 5 http://unlisted.test:8080/
+t direct env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy curl -s -m 5 http://198.18.0.10:8000/hello.txt
+t dns getent hosts internet.test
+t loopback python3 -c "
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); a, _ = s.accept(); a.sendall(b'echo'); print(c.recv(4).decode())"
+)SH";
+
+class NetworkModes : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    world = open_suite_world(world_problem);
+    if (!world) return;
+    world->write_config("offline", "[network]\nmode = \"offline\"\n");
+    // lan.test is listed on purpose: it resolves into the LAN, which the proxy refuses.
+    world->write_config("allowlist",
+                        "[network]\nmode = \"allowlist\"\nallow = [\"lan.test:8080\", \"internet.test:8000\", "
+                        "\"internet.test:8443\", \"localhost\"]\n");
+    world->write_config("jail", "[network]\nmode = \"jail\"\n");
+    world->put_in_workspaces("attempts.sh", kAttempts);
+    world_problem = start_web_servers();
+  }
+  static void TearDownTestSuite() {
+    if (world) run_shell("kill $(cat " + world->dir + "/web.pid) 2>/dev/null");
+    close_suite_world(world);
+  }
+
+  // HTTP and HTTPS on the "internet" (198.18.0.10:8000 and :8443, in the router namespace),
+  // serving hello.txt and a bare git repository; the HTTPS certificate is for internet.test,
+  // from a CA made here, whose certificate both workspaces hold as ca.pem.
+  static std::string start_web_servers() {
+    const std::string d = world->dir + "/web";
+    const std::string script =
+        "set -e\nmkdir -p " + d + "/root\ncd " + d + "\n"
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cordon-test-ca -keyout ca.key -out ca.pem "
+        "2>/dev/null\n"
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=internet.test -keyout site.key -out site.csr 2>/dev/null\n"
+        "printf 'subjectAltName=DNS:internet.test\\n' > ext.cnf\n"
+        "openssl x509 -req -in site.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext.cnf "
+        "-out site.pem 2>/dev/null\n"
+        "echo 'hello internet' > root/hello.txt\n"
+        "git init -q src && git -C src -c user.name=t -c user.email=t@t commit -q --allow-empty -m 'world commit'\n"
+        "git clone -q --bare src root/repo.git && git -C root/repo.git update-server-info\n"
+        "ip netns exec " + world->router_ns + " timeout 900 /usr/bin/python3 " + CORDON_SOURCE_DIR +
+        "/tests/integration/world_servers.py 198.18.0.10 " + d + "/root site.pem site.key " + d +
+        "/ready >web.log 2>&1 &\necho $! > " + world->dir + "/web.pid\n"
+        "i=0; while [ ! -s ready ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\n"
+        "test -s ready || { cat web.log; exit 1; }\n";
+    CommandResult made = run_shell(script);
+    if (made.status != 0) return "web servers: " + made.output;
+    world->put_in_workspaces("ca.pem", read_file(d + "/ca.pem"));
+    return "";
+  }
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";
+    ASSERT_EQ(world_problem, "");
+    ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+  }
+  std::string config(const char* name) const { return world->dir + "/cfg/" + name + ".toml"; }
+  std::string probe() const { return world->dir + "/inst/libexec/cordon/cordon-probe"; }
+
+  static std::string sessions_dir(As as) {
+    uid_t uid = 0;
+    if (as == As::User) {
+      passwd* pw = ::getpwnam(NetWorld::kUser);
+      uid = pw ? pw->pw_uid : 0;
+    }
+    return world->state_dir + "/" + std::to_string(uid) + "/sessions";
+  }
+  // Before a launch whose record the test reads: the earlier records of `as` go.
+  static void clear_records(As as) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(sessions_dir(as), ec))
+      if (e.path().extension() == ".json") fs::remove(e.path(), ec);
+  }
+  // The one session record of `as` in the world's state directory: its receipt (line 2).
+  Json latest_receipt(As as) const {
+    std::string newest;
+    const std::string dir = sessions_dir(as);
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".json" && e.path().string() > newest) newest = e.path().string();
+    std::string text = newest.empty() ? "" : read_file(newest);
+    size_t nl = text.find('\n');
+    if (nl == std::string::npos) return Json();
+    return Json::parse(text.substr(nl + 1), nullptr, false)["receipt"];
+  }
+
+  NetWorld::RunOptions as(As who, const std::string& flags = "") const {
+    NetWorld::RunOptions o;
+    o.as = who;
+    o.run_flags = flags;
+    return o;
+  }
+};
+
+// Offline: loopback works, nothing else does, DNS included; the launch needs no pasta.
+TEST_F(NetworkModes, OfflineReachesNothingButLoopback) {
+  for (As who : {As::Root, As::User}) {
+    CommandResult run = world->cordon_run(config("offline"), "/bin/sh attempts.sh", as(who));
+    ASSERT_EQ(run.status, 0) << run.output;
+    for (const char* name : {"internet", "tunnel", "raw-ip", "lan-name", "direct", "dns"})
+      EXPECT_TRUE(has(run.output, std::string(name) + ": FAIL")) << name << "\n" << run.output;
+    EXPECT_TRUE(has(run.output, "loopback: OK echo")) << run.output;
+    EXPECT_FALSE(has(run.output, "hello 198.18.0.10")) << run.output;
+    EXPECT_EQ(world->stray_processes(), "");
+  }
+}
+
+// Check 31 and probes 12-17 hold offline; in the launcher's own namespace (the weakening) 31
+// FAILs and the probes that look for a way out find one.
+TEST_F(NetworkModes, OfflineVerifyDeepPassesAndItsWeakeningIsSeen) {
+  for (As who : {As::Root, As::User}) {
+    NetWorld::RunOptions o = as(who);
+    o.verify = o.deep = true;
+    o.fixed_config = true;
+    CommandResult run = world->cordon_run(config("offline"), "", o);
+    EXPECT_TRUE(has(run.output, "[PASS] 31 egress limited to the policy — mode offline: loopback only")) << run.output;
+    EXPECT_TRUE(has(run.output, "[BLOCKED] 13 egress-policy-raw-ip")) << run.output;
+    EXPECT_TRUE(has(run.output, "[BLOCKED] 15 egress-policy-dns-label")) << run.output;
+  }
+  NetWorld::RunOptions weak = as(As::Root, "--test-weaken offline-host-net");
+  weak.verify = true;
+  CommandResult battery = world->cordon_run(config("offline"), "", weak);
+  EXPECT_TRUE(has(battery.output, "[FAIL] 31 egress limited to the policy — mode offline: interfaces besides loopback"))
+      << battery.output;
+  CommandResult probes =
+      world->cordon_run(config("offline"), probe() + " --only 13,14,15,17", as(As::Root, "--test-weaken offline-host-net"));
+  for (const char* id : {"13", "14", "15", "17"})
+    EXPECT_TRUE(has(probes.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << probes.output;
+}
+
+// Allowlist: listed destinations through the proxy, by absolute-form GET and by CONNECT; the
+// rest refused with the key to add; names resolving into the LAN refused; no direct way out,
+// no DNS; every decision in the receipt and counted on stderr.
+TEST_F(NetworkModes, AllowlistAdmitsListedDestinationsAndRecordsEachDecision) {
+  for (As who : {As::Root, As::User}) {
+    clear_records(who);
+    CommandResult run = world->cordon_run(config("allowlist"), "/bin/sh attempts.sh", as(who));
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(has(run.output, "internet: OK hello internet")) << run.output;
+    EXPECT_TRUE(has(run.output, "tunnel: OK hello internet")) << run.output;
+    for (const char* name : {"raw-ip", "other-port", "lan-name", "direct", "dns"})
+      EXPECT_TRUE(has(run.output, std::string(name) + ": FAIL")) << name << "\n" << run.output;
+    EXPECT_TRUE(has(run.output, "not-listed: OK cordon egress proxy: unlisted.test:8080 denied: not in the allow-list"))
+        << run.output;
+    EXPECT_TRUE(has(run.output, "add \"unlisted.test:8080\" to [network] allow")) << run.output;
+    EXPECT_TRUE(has(run.output, "loopback: OK echo")) << run.output;
+    EXPECT_TRUE(has(run.output, "cordon: network allowlist: 2 connection(s) allowed, 4 denied")) << run.output;
+    Json receipt = latest_receipt(who);
+    ASSERT_TRUE(receipt.is_object()) << run.output;
+    const Json egress = receipt["egress"];
+    EXPECT_EQ(egress["allowed"], 2) << egress.dump();
+    EXPECT_EQ(egress["denied"], 4) << egress.dump();
+    bool lan_refused = false, tunnel_bytes = false;
+    for (const auto& d : egress["decisions"]) {
+      const std::string reason = d.value("reason", "");
+      lan_refused |= d["destination"] == "lan.test:8080" && !d["allowed"].get<bool>() && has(reason, "10.1.2.3");
+      tunnel_bytes |= d["method"] == "CONNECT" && d["allowed"].get<bool>() && d["bytes_down"].get<long long>() > 0;
+    }
+    EXPECT_TRUE(lan_refused) << egress.dump();
+    EXPECT_TRUE(tunnel_bytes) << egress.dump();
+    EXPECT_EQ(world->stray_processes(), "");
+  }
+}
+
+TEST_F(NetworkModes, AllowlistVerifyDeepPassesAndEachWeakeningIsSeen) {
+  for (As who : {As::Root, As::User}) {
+    NetWorld::RunOptions o = as(who);
+    o.verify = o.deep = true;
+    o.fixed_config = true;
+    CommandResult run = world->cordon_run(config("allowlist"), "", o);
+    EXPECT_TRUE(has(run.output, "[PASS] 31 egress limited to the policy — mode allowlist")) << run.output;
+    for (const char* id : {"12", "13", "14", "15", "16", "17"})
+      EXPECT_TRUE(has(run.output, std::string("[BLOCKED] ") + id + " ")) << id << "\n" << run.output;
+  }
+  NetWorld::RunOptions weak = as(As::Root, "--test-weaken allowlist-host-net");
+  weak.verify = true;
+  CommandResult battery = world->cordon_run(config("allowlist"), "", weak);
+  EXPECT_TRUE(has(battery.output, "[FAIL] 31 egress limited to the policy — mode allowlist: interfaces besides loopback"))
+      << battery.output;
+  CommandResult host_net = world->cordon_run(config("allowlist"), probe() + " --only 13,14,15,17",
+                                             as(As::Root, "--test-weaken allowlist-host-net"));
+  for (const char* id : {"13", "14", "15", "17"})
+    EXPECT_TRUE(has(host_net.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << host_net.output;
+  CommandResult open_proxy =
+      world->cordon_run(config("allowlist"), probe() + " --only 12,13,16", as(As::Root, "--test-weaken proxy-allow-all"));
+  for (const char* id : {"12", "13", "16"})
+    EXPECT_TRUE(has(open_proxy.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << open_proxy.output;
+  // The battery's proxy test sees an open proxy too.
+  NetWorld::RunOptions open_battery = as(As::Root, "--test-weaken proxy-allow-all");
+  open_battery.verify = true;
+  CommandResult open = world->cordon_run(config("allowlist"), "", open_battery);
+  EXPECT_TRUE(has(open.output, "[FAIL] 31 egress limited to the policy — mode allowlist: the proxy answered")) << open.output;
+}
+
+// Real clients through the proxy: curl over HTTPS (end to end through CONNECT, trusting the
+// world's CA), git clone over HTTP; the jail's own resolver path is not involved.
+TEST_F(NetworkModes, AllowlistCarriesHttpsAndGit) {
+  const char* script =
+      "curl -sS -m 10 --cacert ca.pem https://internet.test:8443/hello.txt\n"
+      "rm -rf clone && git clone -q http://internet.test:8000/repo.git clone && git -C clone log --format=%s\n"
+      "curl -sS -m 10 --cacert ca.pem -o /dev/null -w 'unlisted %{http_code}\\n' https://lan.test:8443/ || true\n";
+  for (As who : {As::Root, As::User}) {
+    world->put_in_workspaces("clients.sh", script);
+    clear_records(who);
+    CommandResult run = world->cordon_run(config("allowlist"), "/bin/sh clients.sh", as(who));
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(has(run.output, "hello internet")) << run.output;
+    EXPECT_TRUE(has(run.output, "world commit")) << run.output;
+    EXPECT_TRUE(has(run.output, "CONNECT tunnel failed, response 403")) << run.output;
+    Json receipt = latest_receipt(who);
+    int tls_bytes = 0;
+    for (const auto& d : receipt["egress"]["decisions"])
+      if (d["destination"] == "internet.test:8443" && d["allowed"].get<bool>()) tls_bytes = d["bytes_down"].get<int>();
+    EXPECT_GT(tls_bytes, 1000) << receipt.dump();  // a TLS handshake and the body, relayed
+  }
+}
+
+TEST_F(NetworkModes, RunFlagOnlyNarrows) {
+  CommandResult narrowed = world->cordon_run(config("jail"), "/bin/sh attempts.sh", as(As::Root, "--network offline"));
+  EXPECT_EQ(narrowed.status, 0) << narrowed.output;
+  EXPECT_TRUE(has(narrowed.output, "internet: FAIL")) << narrowed.output;
+  CommandResult widened = world->cordon_run(config("offline"), "/bin/true", as(As::Root, "--network jail"));
+  EXPECT_EQ(widened.status, 125) << widened.output;
+  EXPECT_TRUE(has(widened.output, "--network jail would widen the configured network.mode = \"offline\""))
+      << widened.output;
+  CommandResult unknown = world->cordon_run(config("jail"), "/bin/true", as(As::Root, "--network open"));
+  EXPECT_EQ(unknown.status, 125) << unknown.output;
+  EXPECT_TRUE(has(unknown.output, "not one of host, jail, allowlist, offline")) << unknown.output;
+}
+
+}  // namespace
+}  // namespace cordon::testing
