@@ -949,7 +949,7 @@ TEST_P(Battery, PlainOutputContract) {
       EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
     }
   }
-  EXPECT_EQ(expected_id, 31);
+  EXPECT_EQ(expected_id, 32);
   EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " + std::to_string(failed) + " FAIL");
   EXPECT_EQ(r.exit_code, failed);
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
@@ -1020,7 +1020,7 @@ TEST_P(Battery, ListAndHelp) {
     EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
     EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
   }
-  EXPECT_EQ(n, 30);
+  EXPECT_EQ(n, 31);
   RunResult help = run({battery_, "--help"}, as_who());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--only"), std::string::npos);
