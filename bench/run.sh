@@ -19,6 +19,9 @@
 #      terminal, and the keystroke round trip through each (cordon_bench_terminal,
 #      bench/terminal_pairs.cpp: both sides lead a session on a fresh pty; no target set,
 #      the ratio and the added microseconds are printed).
+#   8. the network modes: an offline and an allowlist launch against a jail-off one; the
+#      allowlist proxy's CONNECT throughput against a direct fetch (target >= 0.80) and the
+#      latency one small request adds (bench/proxy_throughput.sh, its own offline world).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -42,6 +45,10 @@ labels=(
   "50 jailed / 50 unjailed"
   "terminal relay throughput (cat 64 MiB)"
   "keystroke round trip through the relay"
+  "offline adds"
+  "allowlist adds"
+  "allowlist proxy throughput (CONNECT, 1 GiB)"
+  "one request through the proxy adds"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
@@ -64,10 +71,14 @@ command -v hyperfine >/dev/null || { echo "bench: apt-get install hyperfine" >&2
 tmp="$(mktemp -d /var/tmp/cordon-bench-XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
-printf '[network]\negress_jail = false\n' > "$tmp/nojail.toml"
-printf '[network]\negress_jail = true\n' > "$tmp/jail.toml"
+# Default budgets off, so that each comparison measures one mechanism ("budgets add" is theirs).
+nobudget='[limits]\npids_max = 0\nmemory_max_bytes = 0\n'
+printf "[network]\nmode = \"host\"\n$nobudget" > "$tmp/nojail.toml"
+printf "[network]\nmode = \"jail\"\n$nobudget" > "$tmp/jail.toml"
+printf "[network]\nmode = \"offline\"\n$nobudget" > "$tmp/offline.toml"
+printf "[network]\nmode = \"allowlist\"\n$nobudget" > "$tmp/allowlist.toml"
 printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
-printf '[network]\negress_jail = false\n[terminal]\nprivate = false\n' > "$tmp/direct.toml"
+printf "[network]\nmode = \"host\"\n[terminal]\nprivate = false\n$nobudget" > "$tmp/direct.toml"
 runs="${RUNS:-200}"
 jailed=0
 [ -n "${CORDON_BENCH_WORLD:-}" ] && jailed=1
@@ -82,7 +93,7 @@ cordon, tmp = sys.argv[1], sys.argv[2]
 ws = os.path.join(tmp, "ws")
 def side(name, argv, fds=None):
     json.dump({"argv": argv, "cwd": ws, "fds": fds or {}}, open(os.path.join(tmp, name + ".json"), "w"))
-for cfg in ("nojail", "jail", "budget"):
+for cfg in ("nojail", "jail", "budget", "offline", "allowlist"):
     conf = os.path.join(tmp, cfg + ".toml")
     side("cordon-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/true"])
     side("sleep-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/sleep", "2"])
@@ -170,3 +181,17 @@ read -r rms dms rr dr ratio < <("$terminal" throughput "$(( runs / 20 > 3 ? runs
 line 12 "$rr MB/s relay, $dr MB/s direct, ratio $ratio (relay $rms ms, direct $dms ms)"
 read -r rmed rp90 dmed dp90 added < <("$terminal" latency 400 "$tmp/echo-relay.json" "$tmp/echo-direct.json")
 line 13 "$rmed us median (p90 $rp90), direct $dmed us (p90 $dp90), $added us"
+
+# 8. The network modes.
+read -r o n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-offline.json" "$tmp/cordon-nojail.json")
+line 14 "+$d ms (offline $o ms, jail-off $n ms; median of pair differences)"
+read -r a n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-allowlist.json" "$tmp/cordon-nojail.json")
+line 15 "+$d ms (allowlist $a ms, jail-off $n ms)"
+if [ "$(id -u)" -eq 0 ]; then
+  bench/proxy_throughput.sh "$build" 1024 5 > "$tmp/proxy.txt"
+  line 16 "$(sed -n 's/^median \(.*\)$/\1/p' "$tmp/proxy.txt") (target >= 0.80)"
+  line 17 "$(sed -n 's/^latency \(.*\)$/\1/p' "$tmp/proxy.txt")"
+else
+  line 16 "skipped (needs root: its world is unshare -n -m)"
+  line 17 "skipped"
+fi

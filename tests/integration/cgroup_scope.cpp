@@ -12,7 +12,11 @@
 namespace cordon::testing {
 
 std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long value) {
-  cgroup::Placement placed = cgroup::place_budget(cgroup::gather_hierarchies(), key, value, 0);
+  // Where a scope of the tests' own can go: the test process's cgroup is shared (v2 could not
+  // hand controllers down from it), but the launches run in a fresh scope made beside it.
+  std::vector<cgroup::Hierarchy> hierarchies = cgroup::gather_hierarchies();
+  for (auto& h : hierarchies) h.other_members = 0;
+  cgroup::Placement placed = cgroup::place_budget(hierarchies, key, value, 0);
   if (std::getenv("CORDON_EXPECT_CGROUP_V2") && (!placed.why_not.empty() || placed.budget.version != cgroup::Version::V2))
     ADD_FAILURE() << "expected a cgroup v2 home for " << key << ": " << placed.why_not;
   if (!placed.why_not.empty()) return std::nullopt;

@@ -62,6 +62,13 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
                                                  " cgroup the operator created and chowned to this user";
     return p;
   }
+  if (chosen->version == Version::V2 && !chosen->v2_root && !chosen->subtree_control.count(controller) &&
+      chosen->other_members > 0) {
+    p.why_not = std::to_string(chosen->other_members) + " other processes share the launcher's cgroup " +
+                chosen->own_dir + ", so cgroup v2 cannot enable " + controller + " for a session cgroup";
+    p.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";
+    return p;
+  }
   p.budget.limit_key = limit_key;
   p.budget.controller = controller;
   p.budget.version = chosen->version;

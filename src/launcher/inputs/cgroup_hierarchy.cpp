@@ -93,8 +93,14 @@ std::vector<Hierarchy> gather_hierarchies() {
   std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"),
                                                     parse_mountinfo(read_text_file("/proc/self/mountinfo")));
   for (auto& h : found) {
-    if (h.version == Version::V2) h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
+    if (h.version != Version::V2) continue;
+    h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
+    h.v2_root = ::access((h.own_dir + "/cgroup.type").c_str(), F_OK) != 0;
+    if (h.v2_root) continue;
+    h.subtree_control = read_controller_list(h.own_dir + "/cgroup.subtree_control");
+    std::istringstream procs(read_text_file(h.own_dir + "/cgroup.procs"));
+    for (long pid = 0; procs >> pid;) h.other_members += pid != ::getpid();
   }
   return found;
 }

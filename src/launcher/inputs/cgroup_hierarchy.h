@@ -19,6 +19,12 @@ struct Hierarchy {
   std::string own_dir;                // absolute: mount point + the launcher's own cgroup path
   std::set<std::string> controllers;  // v1: bound to this hierarchy; v2: own_dir's cgroup.controllers
   bool writable = false;              // own_dir is writable by the launcher
+  // v2 below the root: controllers already handed to children (cgroup.subtree_control), and
+  // the processes besides the launcher in own_dir. With any, a controller not yet handed down
+  // cannot be (cgroup v2 keeps processes out of cgroups that give children controllers).
+  bool v2_root = false;
+  std::set<std::string> subtree_control;
+  size_t other_members = 0;
 };
 
 // Pure: every mounted hierarchy listed in /proc/self/cgroup, with own_dir resolved through the

@@ -110,6 +110,24 @@ TEST(CgroupPlan, PlacesBudgetsInADelegatedV2Cgroup) {
   EXPECT_EQ(memory.budget.settings[1].value, "0");
 }
 
+// cgroup v2 gives no controller to children of a cgroup that holds processes: a launcher
+// sharing its cgroup cannot make a session cgroup there unless the controller is already
+// handed down (then the session cgroup is only a new child).
+TEST(CgroupPlan, RefusesAV2CgroupSharedWithOtherProcessesUnlessTheControllerIsHandedDown) {
+  auto found = locate_hierarchies(kUnifiedCgroup, parse_mountinfo(kUnifiedMounts));
+  found[0].controllers = {"memory", "pids"};
+  found[0].writable = true;
+  found[0].other_members = 2;
+  Placement shared = place_budget(found, "pids_max", 64, 0);
+  EXPECT_NE(shared.why_not.find("2 other processes share the launcher's cgroup"), std::string::npos) << shared.why_not;
+  EXPECT_NE(shared.fix.find("Delegate=yes"), std::string::npos);
+  found[0].subtree_control = {"pids"};
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 0).why_not, "");
+  found[0].subtree_control.clear();
+  found[0].v2_root = true;  // the root is exempt from the rule
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 0).why_not, "");
+}
+
 TEST(CgroupPlan, RefusesWithTheReasonAndAFix) {
   auto found = hybrid();  // nothing writable
   Placement pids = place_budget(found, "pids_max", 64, 1000);
