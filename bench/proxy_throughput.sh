@@ -48,6 +48,6 @@ for i in \$(seq $LATENCY_RUNS); do
   small --noproxy '' --proxy http://127.0.0.1:\$PORT >>\$D/l-get
 done
 ld=\$(median <\$D/l-direct); lc=\$(median <\$D/l-connect); lg=\$(median <\$D/l-get)
-awk -v d="\$ld" -v c="\$lc" -v g="\$lg" 'BEGIN { printf "latency direct %.2f ms, CONNECT %.2f ms (+%.2f), GET via proxy %.2f ms (+%.2f)\n", d * 1e3, c * 1e3, (c - d) * 1e3, g * 1e3, (g - d) * 1e3 }'
+awk -v d="\$ld" -v c="\$lc" -v g="\$lg" 'BEGIN { printf "latency direct %.2f ms, CONNECT %.2f ms (%+.2f), GET via proxy %.2f ms (%+.2f)\n", d * 1e3, c * 1e3, (c - d) * 1e3, g * 1e3, (g - d) * 1e3 }'
 BODY
 unshare -n -m /bin/sh "$ROOT/tests/integration/egress_world/world.sh" "$D" "$PROXY" "$D/body.sh"

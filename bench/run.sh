@@ -189,8 +189,8 @@ read -r a n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-allowlis
 line 15 "+$d ms (allowlist $a ms, jail-off $n ms)"
 if [ "$(id -u)" -eq 0 ]; then
   bench/proxy_throughput.sh "$build" 1024 5 > "$tmp/proxy.txt"
-  line 16 "$(sed -n 's/^median \(.*\)$/\1/p' "$tmp/proxy.txt") (target >= 0.80)"
-  line 17 "$(sed -n 's/^latency \(.*\)$/\1/p' "$tmp/proxy.txt")"
+  line 16 "$(sed -n 's/^median direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"
+  line 17 "$(sed -n 's/^latency direct \(.*\) ms, CONNECT \(.*\) ms (\(.*\)), GET via proxy \(.*\) ms (\(.*\))$/\3 ms CONNECT, \5 ms GET (direct \1 ms, CONNECT \2 ms, GET \4 ms)/p' "$tmp/proxy.txt")"
 else
   line 16 "skipped (needs root: its world is unshare -n -m)"
   line 17 "skipped"

@@ -76,6 +76,11 @@ class NetworkModes : public ::testing::Test {
         "echo 'hello internet' > root/hello.txt\n"
         "git init -q src && git -C src -c user.name=t -c user.email=t@t commit -q --allow-empty -m 'world commit'\n"
         "git clone -q --bare src root/repo.git && git -C root/repo.git update-server-info\n"
+        // A package index for pip (a wheel made by hand: no build backend, no network) and an
+        // npm tarball, both served from the same origin.
+        "mkdir -p root/simple/demo-pkg npmpkg && /usr/bin/python3 " + CORDON_SOURCE_DIR +
+        "/tests/integration/world_packages.py root/simple/demo-pkg npmpkg\n"
+        "(cd npmpkg && npm pack --silent >/dev/null 2>&1 && mv demo-1.0.0.tgz ../root/) || true\n"
         "ip netns exec " + world->router_ns + " timeout 900 /usr/bin/python3 " + CORDON_SOURCE_DIR +
         "/tests/integration/world_servers.py 198.18.0.10 " + d + "/root site.pem site.key " + d +
         "/ready >web.log 2>&1 &\necho $! > " + world->dir + "/web.pid\n"
@@ -248,6 +253,26 @@ TEST_F(NetworkModes, AllowlistCarriesHttpsAndGit) {
     for (const auto& d : receipt["egress"]["decisions"])
       if (d["destination"] == "internet.test:8443" && d["allowed"].get<bool>()) tls_bytes = d["bytes_down"].get<int>();
     EXPECT_GT(tls_bytes, 1000) << receipt.dump();  // a TLS handshake and the body, relayed
+  }
+}
+
+// Package managers through the proxy, as an agent runs them: pip from an index and npm from a
+// tarball URL on the world's origin (their update checks, if any, are refused by the proxy).
+TEST_F(NetworkModes, AllowlistCarriesPipAndNpm) {
+  if (!path_exists(world->dir + "/web/root/demo-1.0.0.tgz")) GTEST_SKIP() << "npm could not pack the test package";
+  const char* script =
+      "set -e; rm -rf venv app; /usr/bin/python3 -m venv venv\n"
+      "venv/bin/pip install -q --disable-pip-version-check --trusted-host internet.test --index-url http://internet.test:8000/simple/ demo-pkg\n"
+      "venv/bin/python -c 'import demo_pkg; print(demo_pkg.VALUE)'\n"
+      "mkdir app && cd app && echo '{\"name\":\"app\",\"version\":\"1.0.0\"}' > package.json\n"
+      "npm install --no-audit --no-fund --no-update-notifier --silent http://internet.test:8000/demo-1.0.0.tgz\n"
+      "node -e 'console.log(require(\"demo\"))'\n";
+  for (As who : {As::Root, As::User}) {
+    world->put_in_workspaces("packages.sh", script);
+    CommandResult run = world->cordon_run(config("allowlist"), "/bin/sh packages.sh", as(who));
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(has(run.output, "py-ok")) << run.output;
+    EXPECT_TRUE(has(run.output, "node-ok")) << run.output;
   }
 }
 
