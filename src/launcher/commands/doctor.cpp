@@ -102,7 +102,8 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
   std::string fix = tun.fix;
-  if (config.network_mode == NetworkMode::EgressJail) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
+  if (config.network_mode == NetworkMode::EgressJail)
+    fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");

@@ -179,7 +179,7 @@ void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vecto
   for (auto& arg : namespace_args()) a.push_back(arg);
   // Offline: bwrap's own network namespace, in which it brings up loopback and nothing else.
   // (Allowlist and the jail get theirs from the launcher's holder, which bwrap keeps.)
-  if (plan.intent.network.mode == NetworkMode::Offline) a.push_back("--unshare-net");
+  if (plan.intent.network.mode == NetworkMode::Offline) a.emplace_back("--unshare-net");
   a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
   for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
   a.insert(a.end(), mount_args.begin(), mount_args.end());

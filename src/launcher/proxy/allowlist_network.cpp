@@ -97,7 +97,7 @@ UniqueFd receive_fd(int from) {
 }  // namespace
 
 std::string check_allowlist_prerequisites(const std::string& libexec_dir, const std::string& config_path) {
-  const std::string path = libexec_dir + "/cordon-egress-proxy";
+  std::string path = libexec_dir + "/cordon-egress-proxy";
   if (::access(path.c_str(), X_OK) != 0)
     throw Error(errno_text("network.mode = \"allowlist\" needs cordon's egress proxy " + path, errno),
                 "reinstall cordon (cmake --install); or choose another [network] mode in " + config_path);

@@ -16,23 +16,32 @@ EgressDecisions parse_decisions(const std::string& jsonl) {
       ++d.unreadable;
       continue;
     }
-    (entry.value("allowed", false) ? d.allowed : d.denied) += 1;
+    if (entry.value("allowed", false)) ++d.allowed;
+    else if (entry.value("status", 0) == 403) ++d.denied;
+    else ++d.failed;
     d.entries.push_back(std::move(entry));
   }
   return d;
 }
 
 Json egress_json(const EgressDecisions& d) {
-  return {{"allowed", d.allowed}, {"denied", d.denied}, {"unreadable", d.unreadable}, {"decisions", d.entries}};
+  return {{"allowed", d.allowed},
+          {"denied", d.denied},
+          {"failed", d.failed},
+          {"unreadable", d.unreadable},
+          {"decisions", d.entries}};
 }
 
 std::string egress_summary_line(const EgressDecisions& d) {
   std::string line = "network allowlist: " + std::to_string(d.allowed) + " connection(s) allowed, " +
-                     std::to_string(d.denied) + " denied";
+                     std::to_string(d.denied) + " denied" +
+                     (d.failed ? ", " + std::to_string(d.failed) + " failed" : std::string());
   std::string denied;
   int shown = 0;
   for (const auto& e : d.entries) {
-    if (e.value("allowed", false) || !e.contains("destination") || !e["destination"].is_string()) continue;
+    if (e.value("allowed", false) || e.value("status", 0) != 403 || !e.contains("destination") ||
+        !e["destination"].is_string())
+      continue;
     if (shown++ == 3) {
       denied += ", ...";
       break;

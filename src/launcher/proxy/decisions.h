@@ -11,7 +11,8 @@ namespace cordon::proxy {
 struct EgressDecisions {
   Json entries = Json::array();  // each line's object, as the proxy wrote it
   int allowed = 0;
-  int denied = 0;
+  int denied = 0;      // refused by the policy (403)
+  int failed = 0;      // not relayed for another reason: unresolvable, unreachable, malformed, over a bound
   int unreadable = 0;  // lines that were not a JSON object (a proxy killed mid-write)
 };
 

@@ -162,7 +162,7 @@ Json receipt_json(const Receipt& r) {
         {"problems", bytes_array_json(r.teardown_problems)},
         {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
       {"workspace_audit", workspace_audit_json(r.footholds)},
-      {"egress", r.egress},
+      {"egress", r.egress ? *r.egress : Json(nullptr)},
   };
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
 }

@@ -32,7 +32,7 @@ struct Receipt {
   std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
   FootholdAudit footholds;                     // the teardown audit of the workspace (fs/foothold_audit.h)
-  Json egress;                                 // network.mode = "allowlist": the proxy's decisions (else null)
+  std::optional<Json> egress;                  // network.mode = "allowlist": the proxy's decisions
 };
 
 // The receipt's "workspace_audit" member (also in a sweep's receipt).

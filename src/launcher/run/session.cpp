@@ -77,6 +77,20 @@ int report_end(const Receipt& receipt, const SessionRecord& record) {
   return kExitLaunchRefused;
 }
 
+std::unique_ptr<jail::EgressJail> jail_stage_for(const Config& config, const std::string& session_id) {
+  if (config.network_mode != NetworkMode::EgressJail) return nullptr;
+  std::string pasta = jail::check_jail_prerequisites(config);
+  return std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, session_id);
+}
+
+// The proxy's decisions into the receipt, and one line on stderr when there were any.
+void record_egress(const proxy::AllowlistNetwork& allowlist, Receipt& receipt) {
+  proxy::EgressDecisions decisions = proxy::parse_decisions(allowlist.decisions());
+  receipt.egress = proxy::egress_json(decisions);
+  if (!decisions.entries.empty() || decisions.unreadable)
+    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(decisions).c_str());
+}
+
 // network.mode = "allowlist": the proxy's stage, with the plan's rules and the host's own
 // subnets as addresses no answer may resolve into (rebinding onto the LAN).
 std::unique_ptr<proxy::AllowlistNetwork> allowlist_stage_for(const Config& config, const HostFacts& facts,
@@ -95,11 +109,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   const std::string id = new_session_id();
   // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
   // missing one is reported with its fix before anything else; never a fallback to the host.
-  std::unique_ptr<jail::EgressJail> jail;
-  if (config.network_mode == NetworkMode::EgressJail) {
-    std::string pasta = jail::check_jail_prerequisites(config);
-    jail = std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, id);
-  }
+  std::unique_ptr<jail::EgressJail> jail = jail_stage_for(config, id);
   SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
   std::unique_ptr<proxy::AllowlistNetwork> allowlist = allowlist_stage_for(config, facts, plan);
   before_anything_is_made(config, facts, plan);
@@ -140,11 +150,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
   }
-  if (allowlist) {
-    proxy::EgressDecisions decisions = proxy::parse_decisions(allowlist->decisions());
-    receipt.egress = proxy::egress_json(decisions);
-    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(decisions).c_str());
-  }
+  if (allowlist) record_egress(*allowlist, receipt);
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets();

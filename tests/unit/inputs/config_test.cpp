@@ -8,6 +8,7 @@
 #include "common/build_config.h"
 #include "common/error.h"
 #include "launcher/inputs/config.h"
+#include "launcher/plan/session_options.h"
 
 namespace cordon {
 namespace {
@@ -266,6 +267,39 @@ TEST(Config, TheViewAndItsReadPathsAreParsedStrictly) {
   EXPECT_THROW(parse_config("[filesystem]\nview = \"all\"\n", "t.toml"), ConfigError);
   EXPECT_THROW(parse_config("[filesystem]\nread = [\"/\"]\n", "t.toml"), ConfigError);
   EXPECT_THROW(parse_config("[filesystem]\nread = [\"opt\"]\n", "t.toml"), ConfigError);
+}
+
+}  // namespace
+}  // namespace cordon
+
+namespace cordon {
+namespace {
+
+TEST(ConfigNetwork, ModeAndItsOlderSpellingAgreeOrAreRefused) {
+  EXPECT_EQ(parse_config("[network]\nmode = \"offline\"\n", "c.toml").network_mode, NetworkMode::Offline);
+  EXPECT_EQ(parse_config("[network]\negress_jail = false\n", "c.toml").network_mode, NetworkMode::Host);
+  EXPECT_EQ(parse_config("[network]\nmode = \"allowlist\"\negress_jail = true\n", "c.toml").network_mode,
+            NetworkMode::Allowlist);
+  EXPECT_THROW(parse_config("[network]\nmode = \"jail\"\negress_jail = false\n", "c.toml"), Error);
+  EXPECT_THROW(parse_config("[network]\nmode = \"open\"\n", "c.toml"), Error);
+  EXPECT_THROW(parse_config("[network]\nallow = [\"*bad.test\"]\n", "c.toml"), Error);
+  Config c = parse_config("[network]\nallow = [\"api.test:8443\", \"203.0.113.0/24\"]\ndeny = [\"*.x.test\"]\n", "c.toml");
+  EXPECT_EQ(c.network_allow.size(), 2u);
+  EXPECT_EQ(c.network_deny, std::vector<std::string>{"*.x.test"});
+  // A shipped profile keeps its destinations unless the operator names its own.
+  EXPECT_FALSE(parse_config("[agents.claude]\nenv = []\n", "c.toml").agent("claude").network_allow.empty());
+  EXPECT_EQ(parse_config("[agents.claude]\nnetwork_allow = [\"a.test\"]\n", "c.toml").agent("claude").network_allow,
+            std::vector<std::string>{"a.test"});
+}
+
+TEST(ConfigNetwork, ARunMayOnlyNarrowTheMode) {
+  Config c = parse_config("[network]\nmode = \"allowlist\"\n", "c.toml");
+  narrow_network_mode(c, "offline");
+  EXPECT_EQ(c.network_mode, NetworkMode::Offline);
+  narrow_network_mode(c, "");  // no flag: unchanged
+  EXPECT_EQ(c.network_mode, NetworkMode::Offline);
+  EXPECT_THROW(narrow_network_mode(c, "jail"), Error);
+  EXPECT_THROW(narrow_network_mode(c, "wide"), Error);
 }
 
 }  // namespace

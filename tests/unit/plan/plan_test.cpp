@@ -512,6 +512,31 @@ TEST(Plan, DefaultBudgetsHoldWhereACgroupIsAndAreRecordedNotEnforcedWhereNot) {
   EXPECT_TRUE(off.limits_defaulted.empty());
 }
 
+TEST(Plan, LoopbackOnlyModesNameNoResolverAndAllowlistPointsEveryClientAtTheProxy) {
+  Config off = no_jail();
+  off.network_mode = NetworkMode::Offline;
+  SandboxPlan offline = build_plan(off, sample_facts(), request());
+  EXPECT_NE(find_seq(offline.argv, {"--unshare-net"}), std::string::npos);
+  EXPECT_EQ(offline.intent.network.mode, NetworkMode::Offline);
+  EXPECT_FALSE(offline.command_gate);  // nothing outside to wait for
+  bool resolv = false;
+  for (const auto& f : offline.data_files) resolv |= f.content.find("nameserver 127.0.0.1\n") != std::string::npos;
+  EXPECT_TRUE(resolv);
+
+  Config al = no_jail();
+  al.network_mode = NetworkMode::Allowlist;
+  al.network_allow = {"registry.test"};
+  al.network_deny = {"bad.registry.test"};
+  SandboxPlan allow = build_plan(al, sample_facts(), request());
+  EXPECT_EQ(find_seq(allow.argv, {"--unshare-net"}), std::string::npos);  // the holder's namespace
+  EXPECT_TRUE(allow.command_gate);                                         // waits for the proxy
+  EXPECT_EQ(allow.intent.network.proxy, "127.0.0.1:3128");
+  EXPECT_EQ(allow.intent.network.proxy_allow, std::vector<std::string>{"registry.test"});
+  EXPECT_EQ(allow.intent.network.proxy_deny, std::vector<std::string>{"bad.registry.test"});
+  for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "ALL_PROXY"})
+    EXPECT_NE(find_seq(allow.argv, {"--setenv", name, "http://127.0.0.1:3128"}), std::string::npos) << name;
+}
+
 struct Refusal {
   const char* name;
   void (*mutate)(Config&, HostFacts&, LaunchRequest&);
