@@ -22,7 +22,6 @@ namespace {
 constexpr int kNamespacesTimeoutMs = 5000;
 constexpr int kRoutesTimeoutMs = 10000;
 constexpr int kGoTimeoutMs = 15000;  // the holder outwaits the launcher's pasta timeout (10 s)
-constexpr int kLeftoverTimeoutMs = 2000;
 
 const std::string& fix_report() {
   static const std::string fix = "nothing ran. Check the message above; or, to run without network confinement, " +
@@ -148,12 +147,7 @@ void EgressJail::after_exit() {
   std::string problems;
   if (pasta_) problems = pasta_->stop();
   pasta_.reset();
-  if (netns_ino_) {
-    std::string pids = processes_left_in_namespace(netns_dev_, netns_ino_, kLeftoverTimeoutMs);
-    if (!pids.empty())
-      problems += std::string(problems.empty() ? "" : "; ") +
-                  "processes still in the sandbox's network namespace: " + pids;
-  }
+  append_namespace_leftovers(netns_dev_, netns_ino_, problems);
   if (!problems.empty())
     throw Error("egress jail: teardown incomplete: " + problems,
                 "the command has finished; inspect and end what is listed (kill PID, rm -r DIR) and report this");

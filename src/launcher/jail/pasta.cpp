@@ -70,12 +70,7 @@ std::vector<std::string> pasta_args(const std::string& pasta_path, pid_t holder,
 // it mid-session), default signal dispositions and mask, no inherited descriptors, no
 // environment. Never returns.
 [[noreturn]] void exec_pasta(char* const argv[], int log_fd, pid_t launcher) {
-  if (!die_with_launcher(launcher)) ::_exit(127);
-  ::setsid();
-  reset_signal_dispositions();
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (!become_session_helper(launcher)) ::_exit(127);
   int null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd < 0 || ::dup2(null_fd, 0) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
   ::syscall(SYS_close_range, 3U, ~0U, 0U);

@@ -23,6 +23,15 @@ bool die_with_launcher(pid_t launcher_pid) {
   return ::getppid() == launcher_pid;
 }
 
+bool become_session_helper(pid_t launcher_pid) {
+  if (!die_with_launcher(launcher_pid)) return false;
+  ::setsid();
+  reset_signal_dispositions();
+  sigset_t none;
+  sigemptyset(&none);
+  return ::sigprocmask(SIG_SETMASK, &none, nullptr) == 0;
+}
+
 void refuse_from_child(int error_fd, const std::string& what, const std::string& fix) {
   std::string report = what + "\n" + fix;
   ssize_t ignored = ::write(error_fd, report.data(), report.size());

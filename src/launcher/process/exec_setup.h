@@ -19,6 +19,11 @@ void reset_signal_dispositions();
 // (`launcher_pid`) is already gone, so the caller exits instead of running unsupervised.
 bool die_with_launcher(pid_t launcher_pid);
 
+// A helper the launcher runs beside the sandbox (pasta, the egress proxy): dies with the
+// launcher, leads a session of its own (a terminal's Ctrl-C must not end it mid-session), and
+// starts from default signal dispositions and an empty mask. False when the launcher is gone.
+bool become_session_helper(pid_t launcher_pid);
+
 // Sends "what\nfix" to the launcher through `error_fd` (it refuses the launch with that
 // message) and exits kExitLaunchRefused: how a forked child reports a failed setup step.
 [[noreturn]] void refuse_from_child(int error_fd, const std::string& what, const std::string& fix);

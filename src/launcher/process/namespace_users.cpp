@@ -45,4 +45,11 @@ std::string processes_left_in_namespace(dev_t dev, ino_t ino, int timeout_ms) {
   return left;
 }
 
+void append_namespace_leftovers(dev_t dev, ino_t ino, std::string& problems) {
+  if (ino == 0) return;
+  const std::string pids = processes_left_in_namespace(dev, ino, 2000);
+  if (pids.empty()) return;
+  problems += std::string(problems.empty() ? "" : "; ") + "processes still in the sandbox's network namespace: " + pids;
+}
+
 }  // namespace cordon

@@ -13,4 +13,8 @@ namespace cordon {
 // reports the exit status, then exits): each is given up to `timeout_ms` to finish.
 std::string processes_left_in_namespace(dev_t dev, ino_t ino, int timeout_ms);
 
+// What a stage's teardown reports when processes are left (2 s each to finish), appended to
+// `problems` ("; "-separated); nothing when none or when `ino` is 0 (no namespace recorded).
+void append_namespace_leftovers(dev_t dev, ino_t ino, std::string& problems);
+
 }  // namespace cordon

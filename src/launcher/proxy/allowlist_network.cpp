@@ -22,7 +22,6 @@ namespace cordon::proxy {
 namespace {
 
 constexpr int kSocketTimeoutMs = 5000;
-constexpr int kLeftoverTimeoutMs = 2000;
 constexpr int kListenBacklog = 128;
 
 const char* const kFix =
@@ -49,22 +48,31 @@ UniqueFd listen_inside(bool bring_up_loopback = true) {
   return fd;
 }
 
-void send_fd(int over, int fd) {
+// One byte carrying one descriptor (SCM_RIGHTS): the message both ends of the socketpair use.
+struct FdMessage {
   char byte = 'L';
   iovec iov{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
+void send_fd(int over, int fd) {
+  FdMessage m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
   ssize_t n;
-  do n = ::sendmsg(over, &msg, MSG_NOSIGNAL);
+  do n = ::sendmsg(over, &m.msg, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
   if (n != 1) throw Error(errno_text("allowlist: handing the listening socket to the launcher", errno), kFix);
 }
@@ -75,18 +83,11 @@ UniqueFd receive_fd(int from) {
     throw Error("allowlist: the holder did not create its network namespace within " +
                     std::to_string(kSocketTimeoutMs / 1000) + " s",
                 kFix);
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
+  FdMessage m;
   ssize_t n;
-  do n = ::recvmsg(from, &msg, MSG_CMSG_CLOEXEC);
+  do n = ::recvmsg(from, &m.msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&m.msg) : nullptr;
   if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
     throw Error("allowlist: the holder stopped before it handed over the proxy's listening socket", kFix);
   int fd = -1;
@@ -159,12 +160,7 @@ void AllowlistNetwork::after_exit() {
     problems = proxy_->stop();
     decisions_ = proxy_->decisions();
   }
-  if (netns_ino_) {
-    std::string pids = processes_left_in_namespace(netns_dev_, netns_ino_, kLeftoverTimeoutMs);
-    if (!pids.empty())
-      problems += std::string(problems.empty() ? "" : "; ") +
-                  "processes still in the sandbox's network namespace: " + pids;
-  }
+  append_namespace_leftovers(netns_dev_, netns_ino_, problems);
   if (!problems.empty())
     throw Error("allowlist: teardown incomplete: " + problems,
                 "the command has finished; inspect and end what is listed (kill PID) and report this");

@@ -37,12 +37,7 @@ std::string read_whole(int fd) {
 // The forked child: dies with the launcher, has its own session (a terminal's Ctrl-C must not
 // end it before the sandbox), default signals, only its three descriptors and no environment.
 [[noreturn]] void exec_proxy(char* const argv[], int listen_fd, int log_fd, int messages_fd, pid_t launcher) {
-  if (!die_with_launcher(launcher)) ::_exit(127);
-  ::setsid();
-  reset_signal_dispositions();
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (!become_session_helper(launcher)) ::_exit(127);
   int null_fd = ::open("/dev/null", O_RDWR);
   // Above the targets first, so no dup2 below overwrites a source still to be moved.
   int listen_high = ::fcntl(listen_fd, F_DUPFD, 10), log_high = ::fcntl(log_fd, F_DUPFD, 10);
