@@ -5,7 +5,8 @@
 namespace cordon {
 
 std::string egress_jail_opt_out(const std::string& config_path) {
-  return "set [network] egress_jail = false in " +
+  return "set [network] mode = \"offline\" (no network at all; needs no pasta) or mode = \"host\" (no "
+         "confinement) in " +
          (config_path.empty() ? std::string(build::kConfigPath) : config_path);
 }
 

@@ -251,12 +251,12 @@ TEST_F(JailWorld, CommandExitStatusPassesThroughTheJail) {
 
 TEST_F(JailWorld, RefusesWithoutPasta) {
   expect_refused("pasta masked", {As::Root, "mount --bind " + world->dir + "/not-executable /usr/bin/pasta", "", "", "", false},
-                 {"pasta is not installed", "apt-get install passt", "egress_jail = false"});
+                 {"pasta is not installed", "apt-get install passt", "mode = \"host\""});
 }
 
 TEST_F(JailWorld, RefusesWithoutTunDevice) {
   expect_refused("/dev/net/tun missing", {As::Root, "mount -t tmpfs none /dev/net", "", "", "", false},
-                 {"cannot open /dev/net/tun", "modprobe tun", "egress_jail = false"});
+                 {"cannot open /dev/net/tun", "modprobe tun", "mode = \"host\""});
 }
 
 // Another device at /dev/net/tun opens fine; the launch refuses it before pasta would fail on
@@ -264,7 +264,7 @@ TEST_F(JailWorld, RefusesWithoutTunDevice) {
 TEST_F(JailWorld, RefusesWhenDevNetTunIsNotTheTunDevice) {
   expect_refused("/dev/null on /dev/net/tun", {As::Root, "mount --bind /dev/null /dev/net/tun", "", "", "", false},
                  {"/dev/net/tun is not the tun device (character device 10:200)", "mknod -m 0666 /dev/net/tun c 10 200",
-                  "egress_jail = false"});
+                  "mode = \"host\""});
 }
 
 TEST_F(JailWorld, RefusesWhenTheUserCannotOpenTun) {
@@ -278,7 +278,7 @@ TEST_F(JailWorld, RefusesWithoutUserNamespaces) {
   expect_refused("user namespaces disabled",
                  {As::Root, "", "",
                   "unshare -U -r /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' sh", "", false},
-                 {"user namespaces are disabled", "max_user_namespaces", "egress_jail = false"});
+                 {"user namespaces are disabled", "max_user_namespaces", "mode = \"host\""});
 }
 
 TEST_F(JailWorld, RefusesWhenPastaFails) {
@@ -300,7 +300,7 @@ TEST_F(JailWorld, RefusesWhenPastaClaimsSuccessWithoutAttaching) {
 TEST_F(JailWorld, RefusesWithoutADefaultRoute) {
   // The router namespace has no default route: nothing to forward through.
   expect_refused("no default route", {As::Root, "", "", "", world->router_ns, false},
-                 {"no IPv4 default route", "egress_jail = false"});
+                 {"no IPv4 default route", "mode = \"host\""});
 }
 
 #ifdef CORDON_TEST_HOOKS

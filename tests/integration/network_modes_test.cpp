@@ -276,6 +276,35 @@ TEST_F(NetworkModes, AllowlistCarriesPipAndNpm) {
   }
 }
 
+// A SIGKILLed launcher takes the proxy and the sandbox with it: the proxy's parent-death
+// signal, the session's init. The session record is swept as crashed by the next launch.
+TEST_F(NetworkModes, AllowlistLauncherKilledLeavesNoProxyOrSandbox) {
+  const std::string marker = "/bin/sleep 31.25";
+  const std::string script = world->dir + "/scripts/kill-allowlist.sh";
+  // Bounded: the proxy must be up within 5 s (it is, within milliseconds), then SIGKILL.
+  write_file(script,
+             "\"$@\" &\npid=$!\ni=0\n"
+             "while [ $i -lt 100 ] && ! pgrep --ns $$ --nslist net -f cordon-egress-proxy >/dev/null; do sleep 0.05; i=$((i + 1)); done\n"
+             "pgrep --ns $$ --nslist net -f cordon-egress-proxy >/dev/null && echo PROXY-WAS-UP\n"
+             "sleep 0.3\nkill -9 $pid\nwait $pid 2>/dev/null\necho KILLED\n",
+             0755);
+  for (As who : {As::Root, As::User}) {
+    NetWorld::RunOptions o = as(who);
+    o.wrapper = "/bin/sh " + script;
+    CommandResult run = world->cordon_run(config("allowlist"), marker, o);
+    EXPECT_TRUE(has(run.output, "PROXY-WAS-UP")) << run.output;
+    EXPECT_TRUE(has(run.output, "KILLED")) << run.output;
+    std::string left;
+    for (int i = 0; i < 40; ++i) {  // the kernel's kills land within moments
+      left = world->stray_processes();
+      if (left.empty()) break;
+      ::usleep(50 * 1000);
+    }
+    EXPECT_EQ(left, "") << "the proxy or the sandbox outlived its launcher";
+    EXPECT_EQ(run_shell("pgrep -xf '" + marker + "'").status, 1) << "the sandboxed command outlived its launcher";
+  }
+}
+
 TEST_F(NetworkModes, RunFlagOnlyNarrows) {
   CommandResult narrowed = world->cordon_run(config("jail"), "/bin/sh attempts.sh", as(As::Root, "--network offline"));
   EXPECT_EQ(narrowed.status, 0) << narrowed.output;

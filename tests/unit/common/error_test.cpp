@@ -18,8 +18,12 @@ TEST(ErrnoName, SymbolicNames) {
 }
 
 TEST(EgressOptOut, NamesTheConfigurationFile) {
-  EXPECT_EQ(egress_jail_opt_out(), std::string("set [network] egress_jail = false in ") + build::kConfigPath);
-  EXPECT_EQ(egress_jail_opt_out("/tmp/c.toml"), "set [network] egress_jail = false in /tmp/c.toml");
+  EXPECT_EQ(egress_jail_opt_out(),
+            std::string("set [network] mode = \"offline\" (no network at all; needs no pasta) or mode = \"host\" (no "
+                        "confinement) in ") +
+                build::kConfigPath);
+  EXPECT_NE(egress_jail_opt_out("/tmp/c.toml").find("mode = \"host\" (no confinement) in /tmp/c.toml"),
+            std::string::npos);
 }
 
 }  // namespace

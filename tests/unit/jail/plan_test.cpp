@@ -126,7 +126,7 @@ TEST(JailPlan, AllowEqualToABlockReplacesIt) {
 
 TEST(JailPlan, AllowEverythingIsRefused) {
   std::string err = error_of(config_with({"0.0.0.0/0"}), host_facts());
-  EXPECT_NE(err.find("egress_jail = false"), std::string::npos) << err;
+  EXPECT_NE(err.find("mode = \"host\""), std::string::npos) << err;
 }
 
 TEST(JailPlan, ConnectedSubnetsAreBlackholedOnceEach) {
@@ -154,7 +154,7 @@ TEST(JailPlan, NoDefaultRouteIsAnErrorNamingTheOptOut) {
   f.default_gateway.clear();
   std::string err = error_of(config_with(), f);
   EXPECT_NE(err.find("no IPv4 default route"), std::string::npos) << err;
-  EXPECT_NE(err.find("egress_jail = false in /etc/cordon/cordon.toml"), std::string::npos) << err;
+  EXPECT_NE(err.find("mode = \"host\" (no confinement) in /etc/cordon/cordon.toml"), std::string::npos) << err;
 }
 
 TEST(JailPlan, ResolvConfPointsAtTheForwarderAndKeepsSearchAndOptions) {
