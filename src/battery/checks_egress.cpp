@@ -11,13 +11,13 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <sstream>
 
 #include "battery/check.h"
 #include "battery/sys.h"
 #include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/network_modes.h"
+#include "common/resolv_conf.h"
 #include "common/unique_fd.h"
 
 namespace cordon::battery {
@@ -52,17 +52,6 @@ std::string direct_connect_problem(netlink::Socket& nl, const std::string& targe
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&to), sizeof to) == 0 || errno == EINPROGRESS)
     return "a connect to " + target + ":443 was started";
   return "";
-}
-
-std::vector<std::string> nameservers() {
-  std::vector<std::string> out;
-  std::istringstream lines(read_file("/etc/resolv.conf", 1 << 16).value_or(""));
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string key, value;
-    if (words >> key >> value && key == "nameserver") out.push_back(value);
-  }
-  return out;
 }
 
 // A DNS query for a name only this check knows: on loopback it is sent (nothing leaves the
@@ -126,7 +115,7 @@ Outcome check_egress_policy(const Context& c) {
     problems.push_back("interfaces besides loopback: " + join_some(links));
   for (const char* target : kDirectSamples)
     if (std::string p = direct_connect_problem(nl, target); !p.empty()) problems.push_back(p);
-  std::vector<std::string> servers = nameservers();
+  std::vector<std::string> servers = resolv_conf_nameservers(read_file("/etc/resolv.conf", 1 << 16).value_or(""));
   for (const char* fixed : {"8.8.8.8", "1.1.1.1"}) servers.emplace_back(fixed);
   for (const auto& server : servers)
     if (std::string p = resolver_problem(nl, server); !p.empty()) problems.push_back(p);

@@ -17,6 +17,7 @@
 
 #include "common/ipv4.h"
 #include "common/netlink.h"
+#include "common/resolv_conf.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
 #include "probe/net.h"
@@ -92,15 +93,8 @@ void probe_connected_subnet(const Context& ctx, Tally& tally) {
 
 std::vector<std::string> private_nameservers() {
   std::vector<std::string> out;
-  auto text = read_text("/etc/resolv.conf", 65536);
-  if (!text) return out;
-  std::istringstream in(*text);
-  std::string line;
   auto subnets = net::connected_subnets();
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string key, value;
-    if (!(words >> key >> value) || key != "nameserver") continue;
+  for (const auto& value : resolv_conf_nameservers(read_text("/etc/resolv.conf", 65536).value_or(""))) {
     auto a = parse_ipv4_address(value, nullptr);
     if (!a) continue;
     AddrClass c = net::classify_v4(*a, subnets);

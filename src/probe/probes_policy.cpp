@@ -15,9 +15,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 
 #include "common/network_modes.h"
+#include "common/resolv_conf.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
 #include "probe/probe.h"
@@ -110,17 +110,6 @@ void probe_public_resolver(const Context& ctx, Tally& tally) {
   for (const char* r : kPublicResolvers) no_route_out(r, 53, "DNS to", tally);
 }
 
-std::vector<std::string> nameservers() {
-  std::vector<std::string> out;
-  std::istringstream lines(read_text("/etc/resolv.conf").value_or(""));
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string key, value;
-    if (words >> key >> value && key == "nameserver") out.push_back(value);
-  }
-  return out;
-}
-
 // A query whose first label carries data ("cordon-probe-<pid>-data"): sent only to a loopback
 // resolver; any answer means the query reached something that resolves.
 void label_query(const std::string& server, Tally& tally) {
@@ -155,7 +144,8 @@ void label_query(const std::string& server, Tally& tally) {
 
 void probe_dns_label(const Context& ctx, Tally& tally) {
   if (!policy_applies(ctx, tally)) return;
-  for (const auto& server : nameservers()) label_query(server, tally);
+  for (const auto& server : resolv_conf_nameservers(read_text("/etc/resolv.conf").value_or("")))
+    label_query(server, tally);
   // The system resolver as any program uses it (resolv.conf, nsswitch): it must find nothing.
   addrinfo hints{};
   hints.ai_family = AF_INET;

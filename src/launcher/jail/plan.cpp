@@ -11,6 +11,7 @@
 #include "common/ipv4.h"
 #include "common/netlink.h"
 #include "common/network_opt_out.h"
+#include "common/resolv_conf.h"
 
 namespace cordon::jail {
 namespace {
@@ -121,14 +122,14 @@ JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
 }
 
 void parse_resolv_conf(const std::string& text, NetworkFacts& facts) {
+  facts.resolvers = resolv_conf_nameservers(text);
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream words(line);
-    std::string keyword, value;
-    words >> keyword >> value;
-    if (keyword == "nameserver" && !value.empty()) facts.resolvers.push_back(value);
-    else if (keyword == "search" || keyword == "domain" || keyword == "options") {
+    std::string keyword;
+    words >> keyword;
+    if (keyword == "search" || keyword == "domain" || keyword == "options") {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
       facts.resolv_extra_lines.push_back(line);
     }
