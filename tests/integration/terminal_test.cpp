@@ -118,13 +118,23 @@ class OperatorPty {
 };
 
 // Processes named `comm` owned by anyone, for the leftovers checks.
-int processes_named(const std::string& comm) {
+// Processes named `comm` holding a descriptor on the character device `device` ("major:minor"):
+// one test's terminal keeper, not another test's running beside it.
+int processes_named_on(const std::string& comm, const std::string& device) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string c = read_file(entry.path().string() + "/comm");
-    count += c == comm + "\n";
+    if (read_file(entry.path().string() + "/comm") != comm + "\n") continue;
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator(entry.path() / "fd", ec)) {
+      struct stat st {};
+      if (::stat(fd.path().c_str(), &st) == 0 && S_ISCHR(st.st_mode) &&
+          std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)) == device) {
+        ++count;
+        break;
+      }
+    }
   }
   return count;
 }
@@ -278,6 +288,8 @@ TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) {
   auto t = start({"/bin/sh", "-c", kModesThenWait});
   ASSERT_TRUE(t->read_until("READY")) << t->out();
   ASSERT_FALSE(t->cooked());
+  // The keeper holds the operator's terminal while the session runs (what the wait below counts).
+  EXPECT_EQ(processes_named_on("cordon-tty", t->device()), 1);
   const size_t before_kill = t->out().size();
   ::kill(t->pid(), SIGKILL);
   EXPECT_EQ(t->wait_exit(), 128 + SIGKILL);
@@ -288,9 +300,10 @@ TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) {
   const std::string tail = t->out().substr(before_kill);
   for (const char* reset : {"\x1b[?1000l", "\x1b[?25h", "\x1b[?2004l"})
     EXPECT_NE(tail.find(reset), std::string::npos) << reset << " missing in: " << tail;
-  // The keeper exits once it has restored the terminal.
-  for (int i = 0; i < 100 && processes_named("cordon-tty") > 0; ++i) t->pump(20);
-  EXPECT_EQ(processes_named("cordon-tty"), 0);
+  // The keeper exits once it has restored the terminal (this test's: the other variant's may
+  // be running beside it).
+  for (int i = 0; i < 100 && processes_named_on("cordon-tty", t->device()) > 0; ++i) t->pump(20);
+  EXPECT_EQ(processes_named_on("cordon-tty", t->device()), 0);
 }
 
 // Ctrl-Z stops the session and cordon, as a job of the operator's shell; SIGCONT (`fg`)
