@@ -127,7 +127,10 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
   for (const auto& limit : kLimitKeys) {
     if (limit.kind != LimitKind::Cgroup) continue;
     const std::string key = limit.name;
-    bool configured = config.limits.count(key) != 0;
+    // A default budget is held where it can be and recorded as not enforced elsewhere: a WARN.
+    bool defaulted = std::find(config.limits_defaulted.begin(), config.limits_defaulted.end(), key) !=
+                     config.limits_defaulted.end();
+    bool configured = config.limits.count(key) != 0 && !defaulted;
     bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
                    config.limits_best_effort.end();
     cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
@@ -143,8 +146,11 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
                              ? std::string("session cgroups (") + cgroup::version_name(placed.budget.version) +
                                    ") under " + placed.budget.parent_dir
                              : placed.why_not;
-    detail += configured ? " (limits." + std::string(key) + " is configured" + (lenient ? ", best effort)" : ")")
-                         : " (limits." + std::string(key) + " is not configured)";
+    detail += defaulted
+                  ? " (limits." + std::string(key) +
+                        " is the default: " + (placed.why_not.empty() ? "held)" : "recorded as NOT ENFORCED here)")
+              : configured ? " (limits." + std::string(key) + " is configured" + (lenient ? ", best effort)" : ")")
+                           : " (limits." + std::string(key) + " is not configured)";
     rows.push_back({status, "cgroup " + cgroup::controller_for(key), detail, placed.fix});
   }
 }
