@@ -80,6 +80,7 @@ Outcome check_system_masks(const Context&);      // 26
 Outcome check_resource_budgets(const Context&);  // 27
 Outcome check_system_view(const Context&);       // 30
 Outcome check_egress_policy(const Context&);     // 31
+Outcome check_agent_control(const Context&);     // 32
 Outcome check_private_terminal(const Context&);  // 28
 Outcome check_footholds_ro(const Context&);      // 29
 

@@ -55,6 +55,10 @@ const std::vector<CheckSpec>& all_checks() {
        "an allow-listed root: /usr, /etc (masked), /sys, [filesystem] read; tmpfs for the rest", check_system_view},
       {"31", "egress limited to the policy", "egress_confinement",
        "a loopback-only network namespace; allowlist: cordon's proxy outside (network.mode)", check_egress_policy},
+      {"32", "agent control read-only", "agent_integrity",
+       "the profile's control entries bound read-only over its state (agents.NAME.control); no replaceable "
+       "mapped executable",
+       check_agent_control},
   };
   return checks;
 }

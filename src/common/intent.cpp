@@ -89,6 +89,7 @@ Json intent_json(const SessionIntent& s) {
       {"path", bytes_json(s.config.path)}, {"fixed_path", bytes_json(s.config.fixed_path)}, {"found", s.config.found}};
   out["agent"] = {{"name", bytes_json(s.agent.name)},
                   {"home", bytes_array_json(s.agent.home)},
+                  {"control", bytes_array_json(s.agent.control)},
                   {"binary", bytes_json(s.agent.binary)},
                   {"args", bytes_array_json(s.agent.args)}};
   out["home"] = {{"path", bytes_json(s.home.path)},
@@ -120,8 +121,8 @@ SessionIntent intent_from_json(const Json& d) {
   SessionIntent s;
   const Json config = member(d, "config"), agent = member(d, "agent"), home = member(d, "home");
   s.config = {string_member(config, "path"), string_member(config, "fixed_path"), bool_member(config, "found")};
-  s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_member(agent, "binary"),
-             string_array_member(agent, "args")};
+  s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_array_member(agent, "control"),
+             string_member(agent, "binary"), string_array_member(agent, "args")};
   s.home = {string_member(home, "path"), string_member(home, "account_path"),
             string_array_member(home, "keep_read_only")};
   s.workspace = string_member(d, "workspace");
@@ -152,6 +153,7 @@ std::vector<std::string> bound_on_purpose(const SessionIntent& s) {
   paths.insert(paths.end(), s.writable.begin(), s.writable.end());
   for (const auto& e : s.home.keep_read_only) paths.push_back(s.home.path + "/" + e);
   for (const auto& e : s.agent.home) paths.push_back(s.home.path + "/" + e);
+  for (const auto& e : s.agent.control) paths.push_back(s.home.path + "/" + e);
   paths.insert(paths.end(), s.filesystem.read.begin(), s.filesystem.read.end());
   paths.erase(std::remove(paths.begin(), paths.end(), std::string()), paths.end());
   return paths;

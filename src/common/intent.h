@@ -29,10 +29,11 @@ struct ConfigIntent {
 };
 
 struct AgentIntent {
-  std::string name;                    // the active profile
-  std::vector<std::string> home;       // its home entries, relative to the home directory
-  std::string binary;                  // "" = the profile runs no agent binary
-  std::vector<std::string> args = {};  // what cordon added after the agent's program name (its own sandbox off)
+  std::string name;                       // the active profile
+  std::vector<std::string> home;          // its home entries (state, read-write), relative to the home directory
+  std::vector<std::string> control = {};  // its control entries (read-only inside), likewise
+  std::string binary;                     // "" = the profile runs no agent binary
+  std::vector<std::string> args = {};     // what cordon added after the agent's program name (its own sandbox off)
 };
 
 struct HomeIntent {

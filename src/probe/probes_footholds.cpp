@@ -1,17 +1,25 @@
-// Workspace footholds (32): plant, from inside, what the operator's own git would run on the
-// host later: core.fsmonitor, an alias and a filter driver in .git/config (appended, and by the
-// rename `git config` itself uses), a hook, a replaced hooks/ or .git, and a [workspace]
-// protect entry. Every write that lands is taken back at once; the attempt is the evidence.
+// Footholds: plant, from inside, what would run on the host later.
+// 32, the workspace: what the operator's own git would run: core.fsmonitor, an alias and a
+// filter driver in .git/config (appended, and by the rename `git config` itself uses), a hook,
+// a replaced hooks/ or .git, and a [workspace] protect entry.
+// 33, the agent's control: append to and rename over its settings, add to its commands,
+// hooks and packages, move them aside, and replace an executable a process of the session
+// has mapped (common/agent_control.h, common/proc_maps.h).
+// Every write that lands is taken back at once; the attempt is the evidence.
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
 #include <vector>
 
+#include "common/agent_control.h"
 #include "common/error.h"
 #include "common/paths.h"
+#include "common/proc_maps.h"
 #include "common/unique_fd.h"
 #include "probe/context.h"
 #include "probe/probe.h"
@@ -46,10 +54,10 @@ void try_append(Tally& t, const std::string& what, const std::string& path, cons
 
 // Replaces dir/name the way `git config` does: a new file renamed over it.
 void try_rename_over(Tally& t, const std::string& what, const std::string& dir, const std::string& name,
-                     const std::string& text) {
+                     const std::string& text, const char* tag = "32") {
   UniqueFd original(::open((dir + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   const std::string old_text = original.valid() ? read_all(original.get()) : "";
-  const std::string tmp = dir + "/" + unique_name("32");
+  const std::string tmp = dir + "/" + unique_name(tag);
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!fd.valid()) return t.blocked(what + ": creating " + tmp + " " + errno_name(errno));
   const std::string planted = old_text + text;
@@ -73,8 +81,8 @@ void try_create(Tally& t, const std::string& what, const std::string& path) {
 }
 
 // Moves `path` aside (to put another in its place); moved straight back when it works.
-void try_rename_away(Tally& t, const std::string& what, const std::string& path) {
-  const std::string aside = path + unique_name("32");
+void try_rename_away(Tally& t, const std::string& what, const std::string& path, const char* tag = "32") {
+  const std::string aside = path + unique_name(tag);
   if (::rename(path.c_str(), aside.c_str()) != 0) return t.blocked(what + ": moving " + path + " " + errno_name(errno));
   if (::rename(aside.c_str(), path.c_str()) != 0) t.note("could not move " + aside + " back");
   t.escaped(what + ": " + path + " could be moved aside (moved back)");
@@ -113,6 +121,50 @@ void probe_workspace_footholds(const Context& ctx, Tally& t) {
               " (what the agent creates later is moved by the teardown audit)");
 }
 
+std::string parent_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+bool on_tmpfs(const std::string& path) {
+  struct statfs sf {};
+  return ::statfs(path.c_str(), &sf) == 0 && sf.f_type == TMPFS_MAGIC;
+}
+
+void plant_in_control_entry(Tally& t, const std::string& path) {
+  const std::string what = "agent control";
+  if (is_dir(path)) {
+    try_create(t, what, path + "/" + unique_name("33"));
+    try_rename_away(t, what, path, "33");
+  } else if (exists(path)) {
+    try_append(t, what, path, "\n");
+    try_rename_over(t, what + " by rename", parent_of(path), path.substr(path.rfind('/') + 1), "\n", "33");
+  } else if (is_dir(parent_of(path)) && !on_tmpfs(parent_of(path))) {
+    try_create(t, what + " (missing)", path);
+  }
+}
+
+void probe_agent_control(const Context& ctx, Tally& t) {
+  std::vector<std::string> entries;
+  if (ctx.session) {
+    entries = ctx.session->agent.control;
+  } else {
+    for (const auto& agent : agents_with_control_entries())
+      for (const auto& e : shipped_control_entries(agent))
+        if (exists(ctx.home + "/" + e)) entries.push_back(e);
+  }
+  for (const auto& e : entries) plant_in_control_entry(t, ctx.home + "/" + e);
+  // An executable a process here runs, outside the workspace (the project's own) and a tmpfs
+  // (gone with the session): written in place, or replaced by a file renamed over it.
+  const MappedExecutables mapped = mapped_executables();
+  for (const auto& file : mapped.files) {
+    if (path_within(file, ctx.workspace) || on_tmpfs(file)) continue;
+    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.valid()) t.escaped("mapped executable " + file + " opened for writing (nothing written)");
+    else t.blocked("mapped executable " + file + ": opening for writing " + errno_name(errno));
+    try_create(t, "replace mapped executable", parent_of(file) + "/" + unique_name("33"));
+  }
+  if (mapped.truncated) t.inconclusive("the list of mapped executables is incomplete (a bound was reached)");
+  if (t.empty()) t.blocked("no control entry and no mapped executable to attempt");
+}
+
 }  // namespace
 
 std::vector<ProbeDef> foothold_probes() {
@@ -120,6 +172,10 @@ std::vector<ProbeDef> foothold_probes() {
       {"32", "fs-workspace-footholds", "filesystem",
        "plant core.fsmonitor / alias / filter in .git/config, a hook, replace hooks/ or .git, write a protect entry",
        "EROFS / EBUSY for every attempt", probe_workspace_footholds},
+      {"33", "fs-agent-control", "filesystem",
+       "write, add to, rename over or move the agent's settings, hooks, commands and packages; replace a "
+       "mapped executable",
+       "EROFS / EBUSY / EACCES for every attempt", probe_agent_control},
   };
 }
 

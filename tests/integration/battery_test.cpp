@@ -936,7 +936,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 31 checks");
+  EXPECT_EQ(line, "cordon-battery: 32 checks");
   const std::regex row(R"(  \[(PASS|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {

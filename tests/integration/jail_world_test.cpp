@@ -398,7 +398,7 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
     }
     CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_NE(run.output.find("Summary: 31 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Summary: 32 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
   }
 }
@@ -420,7 +420,7 @@ TEST_F(JailWorld, FullSandboxWithBudgetsPassesEveryBatteryCheck) {
   o.fixed_config = true;
   CommandResult run = world->cordon_run(cfg, "", o);
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("Summary: 31 PASS / 0 FAIL"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("Summary: 32 PASS / 0 FAIL"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("memory_max_bytes=1073741824 ("), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("pids_max=256 (" + scope.dir() + "/cordon-"), std::string::npos) << run.output;
 }
@@ -438,10 +438,10 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
     }
     CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true, true});
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_NE(run.output.find("Summary: 31 PASS / 0 FAIL"), std::string::npos) << run.output;
-    EXPECT_NE(run.output.find("Adversarial summary: 60 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
+    EXPECT_NE(run.output.find("Summary: 32 PASS / 0 FAIL"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Adversarial summary: 61 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
         << run.output;
-    EXPECT_NE(run.output.find("RESULT: SANDBOX OK (31 checks + 60 probes)"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("RESULT: SANDBOX OK (32 checks + 61 probes)"), std::string::npos) << run.output;
   }
 }
 

@@ -24,21 +24,30 @@ std::vector<std::string> components(const std::string& entry) {
   return out;
 }
 
-bool is_state_file(const std::string& name) {
-  return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// "settings.json", ".claude.json", "config.toml", "CLAUDE.md": a file; ".claude", "commands": a directory.
+bool names_a_file(const std::string& entry) {
+  std::string leaf = entry.substr(entry.rfind('/') + 1);
+  if (!leaf.empty() && leaf[0] == '.') leaf.erase(0, 1);
+  return leaf.find('.') != std::string::npos;
 }
 
 // The leaf, made below `dir`; "" on success, else the reason.
 std::string make_leaf(int dir, const std::string& name, uid_t owner, gid_t group) {
-  if (!is_state_file(name)) {
+  if (!names_a_file(name)) {
     if (::mkdirat(dir, name.c_str(), 0700) != 0) return errno_text("mkdir", errno);
     ::fchownat(dir, name.c_str(), owner, group, AT_SYMLINK_NOFOLLOW);
     return "";
   }
   UniqueFd file(::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file.valid()) return errno_text("create", errno);
-  const char content[] = "{}\n";
-  if (::write(file.get(), content, sizeof content - 1) != static_cast<ssize_t>(sizeof content - 1))
+  // An empty JSON object is a valid state and settings file for every shipped agent; an empty
+  // TOML or Markdown file is valid as it is.
+  const std::string content = ends_with(name, ".json") ? "{}\n" : "";
+  if (!content.empty() && ::write(file.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size()))
     return errno_text("write", errno);
   ::fchown(file.get(), owner, group);
   return "";
@@ -80,15 +89,19 @@ CreatedHomeEntries create_missing_home_entries(const std::string& home, const st
   return out;
 }
 
-void create_missing_profile_entries(const std::vector<std::string>& entries, HostFacts& facts) {
-  if (facts.home.empty() || entries.empty()) return;
+void create_missing_profile_entries(const AgentProfile& profile, HostFacts& facts) {
+  if (facts.home.empty()) return;
+  // State first: a control entry is made inside the state directory holding it.
+  std::vector<std::string> entries = profile.home;
+  entries.insert(entries.end(), profile.control.begin(), profile.control.end());
+  if (entries.empty()) return;
   CreatedHomeEntries made = create_missing_home_entries(facts.home, entries);
   for (const auto& entry : made.created) {
     const std::string path = facts.home + "/" + entry;
     facts.existing_paths.insert(path);
-    facts.real_home_entries[path] = real_path(path);
-    if (!is_state_file(entry)) facts.directories.insert(path);
+    if (!names_a_file(entry)) facts.directories.insert(path);
   }
+  note_home_entries(profile, facts);
   for (const auto& problem : made.problems)
     std::fprintf(stderr, "cordon: could not create the agent's home entry %s (it is not kept)\n", problem.c_str());
 }

@@ -16,14 +16,18 @@ struct CreatedHomeEntries {
   std::vector<std::string> problems;  // entries that could not be made (they are skipped, as before)
 };
 
-// Makes each missing entry of `entries` (relative to `home`): a name ending in ".json" a file
-// 0600 holding "{}" (an empty state every shipped agent accepts), any other a directory 0700;
+// Makes each missing entry of `entries` (relative to `home`): a name with an extension (its
+// leading dot aside: "settings.json", ".claude.json", "config.toml") a file 0600, holding "{}"
+// for ".json" (an empty state every shipped agent accepts) and nothing otherwise; any other
+// name ("commands", ".codex") a directory 0700;
 // missing parents are directories 0700. Owned by the home's owner. Nothing is followed: each
 // component is opened below the home's descriptor with O_NOFOLLOW, so a symlink planted in
 // the home cannot send the launcher elsewhere; an entry that exists in any form is left as it is.
 CreatedHomeEntries create_missing_home_entries(const std::string& home, const std::vector<std::string>& entries);
 
-// The same for the launch's facts: the entries made are then known to exist (and bound).
-void create_missing_profile_entries(const std::vector<std::string>& entries, HostFacts& facts);
+// The same for the launch's facts, for the profile's state entries and then its control
+// entries (so that a control file the sandbox could otherwise create in a state directory
+// exists, and is bound read-only): the entries made are then known to exist (and bound).
+void create_missing_profile_entries(const AgentProfile& profile, HostFacts& facts);
 
 }  // namespace cordon

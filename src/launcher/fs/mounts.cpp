@@ -24,6 +24,14 @@ void bind_fd(MountPlan& plan, int& next_fd, const std::string& source, const std
   plan.writable.push_back(dest);
 }
 
+// A control entry lies in a state directory the sandbox writes, so its source is opened like
+// the read-write binds: by descriptor, no link followed (a link planted there is refused).
+void bind_fd_read_only(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
+  const int fd = next_fd++;
+  plan.bound.push_back({source, dest, fd, true});
+  add(plan.args, {"--ro-bind-fd", std::to_string(fd), dest});
+}
+
 }  // namespace
 
 std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
@@ -116,6 +124,14 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
     std::string path = home + "/" + entry;
     if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
     bind_fd(plan, next_fd, resolved_or_same(facts.real_home_entries, path), path);
+  }
+  // Over the state entries: the agent's control entries, read-only (the plan refused any it
+  // could not bind so).
+  for (const auto& entry : profile.control) {
+    const std::string path = home + "/" + entry;
+    auto fact = facts.control_entries.find(path);
+    if (fact != facts.control_entries.end() && !fact->second.source.empty())
+      bind_fd_read_only(plan, next_fd, fact->second.source, path);
   }
 }
 

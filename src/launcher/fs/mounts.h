@@ -38,15 +38,16 @@ std::string siblings_mask(const Config& config, const HostFacts& facts);
 // (fs/bound_paths.h), and bwrap binds the descriptor, verifying the mount is that inode. A
 // swap of any component between the plan's checks and the mount cannot redirect the bind.
 struct BoundPath {
-  std::string source;  // resolved host path, validated by the plan
-  std::string dest;    // where it appears inside
-  int fd = -1;         // planned descriptor number in the bwrap child
+  std::string source;      // resolved host path, validated by the plan
+  std::string dest;        // where it appears inside
+  int fd = -1;             // planned descriptor number in the bwrap child
+  bool read_only = false;  // an agent's control entry (--ro-bind-fd)
 };
 
 struct MountPlan {
   std::vector<std::string> args;      // bwrap arguments, in order
   std::vector<std::string> writable;  // host paths bound read-write
-  std::vector<BoundPath> bound;       // the read-write binds, by descriptor
+  std::vector<BoundPath> bound;       // the binds by descriptor: read-write ones, control entries
 };
 
 // `session_args` (the generated files under /run/cordon) are inserted into the private

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/agent_control.h"
 #include "common/build_config.h"
 #include "common/egress_rules.h"
 #include "common/error.h"
@@ -173,12 +174,15 @@ void check_egress_rule(const Origin& o, const toml::node& n, const std::string& 
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
-  only_keys(o, t, s, {"binary", "home", "env", "allow_ptrace", "args", "network_allow"});
+  only_keys(o, t, s, {"binary", "home", "control", "env", "allow_ptrace", "args", "network_allow"});
   AgentProfile p;
   p.name = name;
-  // A shipped profile's destinations stay unless the operator's table names its own.
-  if (auto shipped = builtin_agent_profiles().find(name); shipped != builtin_agent_profiles().end())
+  // A shipped profile's destinations and control entries stay unless the operator's table
+  // names its own (a redefined profile must not make the agent's settings writable by omission).
+  if (auto shipped = builtin_agent_profiles().find(name); shipped != builtin_agent_profiles().end()) {
     p.network_allow = shipped->second.network_allow;
+    p.control = shipped->second.control;
+  }
   if (auto* n = t.get("network_allow"))
     p.network_allow = as_string_list(o, *n, s + ".network_allow", check_egress_rule);
   if (auto* n = t.get("binary")) {
@@ -186,6 +190,7 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
     check_absolute(o, *n, s + ".binary", p.binary);
   }
   if (auto* n = t.get("home")) p.home = as_string_list(o, *n, s + ".home", check_home_entry);
+  if (auto* n = t.get("control")) p.control = as_string_list(o, *n, s + ".control", check_home_entry);
   if (auto* n = t.get("env")) p.env = as_string_list(o, *n, s + ".env", check_env_name);
   if (auto* n = t.get("allow_ptrace")) p.allow_ptrace = as_bool(o, *n, s + ".allow_ptrace");
   if (auto* n = t.get("args")) {
@@ -401,9 +406,11 @@ const AgentProfile& Config::agent(const std::string& name) const {
 // sandbox refuses, and would fail every command. Claude Code's is turned off through its
 // highest-priority settings layer (the command line), Codex runs commands as it would with
 // full access, which here is cordon's sandbox. Gemini CLI's sandbox is off unless asked for.
-std::map<std::string, AgentProfile> with_sandbox_args(std::map<std::string, AgentProfile> profiles) {
+std::map<std::string, AgentProfile> with_shipped_lists(std::map<std::string, AgentProfile> profiles) {
   profiles["claude"].args = {"--settings", R"({"sandbox":{"enabled":false}})"};
   profiles["codex"].args = {"-c", R"(sandbox_mode="danger-full-access")"};
+  // What each agent reads to decide what to run: read-only inside (docs/agents.md).
+  for (const auto& name : agents_with_control_entries()) profiles[name].control = shipped_control_entries(name);
   // network.mode = "allowlist": each agent's API and what its login needs (docs/network.md).
   profiles["claude"].network_allow = {"api.anthropic.com", "console.anthropic.com", "claude.ai",
                                       "statsig.anthropic.com"};
@@ -415,7 +422,7 @@ std::map<std::string, AgentProfile> with_sandbox_args(std::map<std::string, Agen
 
 const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
   // Home entries are each agent's own state; env names are what it needs to authenticate.
-  static const std::map<std::string, AgentProfile> profiles = with_sandbox_args({
+  static const std::map<std::string, AgentProfile> profiles = with_shipped_lists({
       {"generic", {"generic", "", {}, {}, false, true}},
       {"claude",
        {"claude",

@@ -15,17 +15,23 @@ namespace cordon {
 // One agent profile: what a named agent needs inside the sandbox.
 struct AgentProfile {
   std::string name;
-  std::string binary;             // absolute path of the real agent binary; empty = none
-  std::vector<std::string> home;  // entries relative to $HOME bound back read-write
-  std::vector<std::string> env;   // extra environment names this agent needs
-  bool allow_ptrace = false;      // let debuggers inside the sandbox use ptrace
-  bool builtin = false;           // shipped profile: binary defaults to libexec/cordon/agents/NAME
+  std::string binary;  // absolute path of the real agent binary; empty = none
+  // Entries relative to $HOME bound back read-write: the agent's state (logins, history,
+  // sessions, caches), kept across sessions.
+  std::vector<std::string> home;
+  std::vector<std::string> env;  // extra environment names this agent needs
+  bool allow_ptrace = false;     // let debuggers inside the sandbox use ptrace
+  bool builtin = false;          // shipped profile: binary defaults to libexec/cordon/agents/NAME
   // Inserted after the program name when the command runs this agent: how it runs correctly
   // inside cordon (its own sandbox, which cannot work without nested user namespaces, off).
   std::vector<std::string> args = {};
   // network.mode = "allowlist": the destinations this agent needs (its API, its login),
   // egress rules (common/egress_rules.h); [network] allow adds to them.
   std::vector<std::string> network_allow = {};
+  // Entries relative to $HOME bound read-only, over the state entries they lie in: the agent's
+  // control (settings, hooks, commands, plugins, instructions, executables it runs). Written
+  // inside, they would run the next time the agent starts outside cordon.
+  std::vector<std::string> control = {};
 };
 
 // The shipped profiles: claude, codex, gemini and generic.

@@ -10,6 +10,7 @@
 
 #include "common/credential_files.h"
 #include "common/error.h"
+#include "common/paths.h"
 #include "common/text.h"
 #include "common/tty_device.h"
 #include "launcher/inputs/paths.h"
@@ -41,6 +42,7 @@ std::vector<std::string> candidate_paths(const Config& config, const LaunchReque
   for (const auto& e : config.home_keep_ro) paths.push_back(home + "/" + e);
   for (const auto& [name, profile] : config.agents) {
     for (const auto& e : profile.home) paths.push_back(home + "/" + e);
+    for (const auto& e : profile.control) paths.push_back(home + "/" + e);
     if (!profile.binary.empty()) paths.push_back(profile.binary);
   }
   (void)request;
@@ -70,6 +72,58 @@ std::pair<std::string, std::string> parse_git_identity(const std::string& text) 
     if (key == "email") email = value;
   }
   return {name, email};
+}
+
+namespace {
+
+// The host path of a control entry below the real directory of its state entry, walked with
+// lstat: a symbolic link in the way is reported, not followed.
+ControlEntryFact control_below(const std::string& state_real, const std::string& state_path, const std::string& rest) {
+  ControlEntryFact fact;
+  std::string real = state_real, shown = state_path;
+  std::stringstream parts(rest);
+  std::string part;
+  while (std::getline(parts, part, '/')) {
+    if (part.empty() || part == ".") continue;
+    real += "/" + part;
+    shown += "/" + part;
+    struct stat st {};
+    if (::lstat(real.c_str(), &st) != 0) return fact;  // not there (yet)
+    if (S_ISLNK(st.st_mode)) {
+      fact.link = shown;
+      return fact;
+    }
+  }
+  fact.source = real;
+  return fact;
+}
+
+}  // namespace
+
+std::string state_entry_holding(const AgentProfile& profile, const std::string& control_entry) {
+  for (const auto& state : profile.home)
+    if (control_entry != state && path_within("/" + control_entry, "/" + state)) return state;
+  return "";
+}
+
+void note_home_entries(const AgentProfile& profile, HostFacts& f) {
+  for (const auto& entry : profile.home)
+    if (std::string real = real_path(f.home + "/" + entry); !real.empty())
+      f.real_home_entries[f.home + "/" + entry] = real;
+  for (const auto& entry : profile.control) {
+    const std::string path = f.home + "/" + entry;
+    const std::string state = state_entry_holding(profile, entry);
+    if (state.empty()) {  // in the home itself, which the sandbox cannot write: as home.keep
+      f.control_entries[path] = {f.exists(path) ? real_path(path) : "", ""};
+      continue;
+    }
+    auto real_state = f.real_home_entries.find(f.home + "/" + state);
+    if (real_state == f.real_home_entries.end() || real_state->second.empty()) {
+      f.control_entries[path] = {};
+      continue;
+    }
+    f.control_entries[path] = control_below(real_state->second, f.home + "/" + state, entry.substr(state.size() + 1));
+  }
 }
 
 namespace {
@@ -116,9 +170,7 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
   }
   f.bwrap_path = find_system_binary("bwrap");
   for (const auto& path : config.writable) f.real_writable[path] = real_path(path);
-  for (const auto& [name, profile] : config.agents)
-    for (const auto& entry : profile.home)
-      if (f.exists(f.home + "/" + entry)) f.real_home_entries[f.home + "/" + entry] = real_path(f.home + "/" + entry);
+  for (const auto& [name, profile] : config.agents) note_home_entries(profile, f);
   f.launcher_dir = launcher_dir();
   f.libexec_dir = libexec_dir(f.launcher_dir);  // /proc/self/exe resolved once
   if (::access(f.libexec_dir.c_str(), F_OK) == 0) {

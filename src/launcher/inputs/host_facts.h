@@ -25,6 +25,15 @@ struct LaunchRequest {
   std::vector<std::string> limit_overrides;  // --limit NAME=VALUE (may only lower)
 };
 
+// Where a profile's control entry comes from on the host (AgentProfile::control).
+struct ControlEntryFact {
+  std::string source;  // the host path bound read-only ("" = the entry does not exist)
+  // Set when a component of the entry below the state entry holding it is a symbolic link
+  // (the path of that link): the sandbox writes there, so a link could have been planted to
+  // expose another file; it is refused, never followed.
+  std::string link;
+};
+
 struct HostFacts {
   uid_t uid = 0;
   gid_t gid = 0;
@@ -41,10 +50,11 @@ struct HostFacts {
   std::set<std::string> directories;                     // the subset that are directories
   std::string bwrap_path;                                // "" = not found
   std::string libexec_dir;
-  std::string launcher_dir;                              // the directory of the running cordon binary
-  std::map<std::string, std::string> real_writable;      // filesystem.writable entries, symlinks resolved
-  std::map<std::string, std::string> real_home_entries;  // the profiles' existing home entries, resolved
-  std::string git_user_name;                             // from the host's git config, if any
+  std::string launcher_dir;                                 // the directory of the running cordon binary
+  std::map<std::string, std::string> real_writable;         // filesystem.writable entries, symlinks resolved
+  std::map<std::string, std::string> real_home_entries;     // the profiles' existing home entries, resolved
+  std::map<std::string, ControlEntryFact> control_entries;  // the profiles' control entries, by path
+  std::string git_user_name;                                // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run
@@ -70,6 +80,13 @@ std::vector<std::string> candidate_paths(const Config& config, const LaunchReque
                                          const std::string& cwd);
 
 HostFacts gather_host_facts(const Config& config, const LaunchRequest& request);
+
+// The state entry of `profile` (relative to the home) a control entry lies in; "" = none.
+std::string state_entry_holding(const AgentProfile& profile, const std::string& control_entry);
+
+// Fills real_home_entries and control_entries for `profile`'s entries (again after the
+// launch made the missing ones).
+void note_home_entries(const AgentProfile& profile, HostFacts& f);
 
 // The real binary of an agent profile: its configured path, else for a shipped profile the
 // copy `cordon shim install` placed under libexec/cordon/agents/, else "" (none).

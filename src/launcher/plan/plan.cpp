@@ -29,6 +29,31 @@ void validate_home_entries(const AgentProfile& profile, const HostFacts& f, cons
   }
 }
 
+// A control entry must be bound read-only or be harmless where it is missing: missing in a
+// state directory the sandbox writes, the agent could create it (a hook, a command) and it
+// would run outside cordon; behind a link there, the link could have been planted.
+void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
+  for (const auto& entry : profile.control) {
+    const std::string path = f.home + "/" + entry;
+    auto it = f.control_entries.find(path);
+    const ControlEntryFact fact = it == f.control_entries.end() ? ControlEntryFact{} : it->second;
+    if (!fact.link.empty())
+      throw Error("agent \"" + profile.name + "\" control entry " + path + " goes through the symbolic link " +
+                      fact.link +
+                      ", in a directory the sandbox can write: cordon binds control entries read-only "
+                      "and follows no link there (a session could have planted it to expose another file)",
+                  "replace the link by what it points to (cp -a --remove-destination \"$(readlink -f " + fact.link +
+                      ")\" " + fact.link + "), or remove it if you did not make it");
+    const std::string state = state_entry_holding(profile, entry);
+    if (fact.source.empty() && !state.empty() && f.exists(f.home + "/" + state))
+      throw Error("agent \"" + profile.name + "\" control entry " + path +
+                      " does not exist and could not be made: the sandbox could create it in " + f.home + "/" + state +
+                      ", and it would run outside cordon",
+                  "create it yourself (an empty file or directory of that name), or fix the permissions of " + f.home +
+                      "/" + state);
+  }
+}
+
 // A mask inside something the sandbox writes cannot hold across sessions: the agent can
 // rename the masked file's parent, and the next session's mask covers nothing.
 void validate_masks(const Config& config, const HostFacts& f) {
@@ -76,6 +101,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
     refuse_newlines("writable", path);
   }
   validate_home_entries(profile, f, protected_list);
+  validate_control_entries(profile, f);
   validate_masks(config, f);
   for (const auto& path : config.read)
     if (config.view == RootView::System && !f.exists(path))
@@ -103,6 +129,7 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.config.found = config.file_found;
   s.agent.name = profile.name;
   s.agent.home = profile.home;
+  s.agent.control = profile.control;
   s.home.keep_read_only = config.home_keep_ro;
   s.home.path = f.home;
   s.home.account_path = f.account_home;

@@ -146,6 +146,18 @@ void skip_session_init(SandboxPlan& plan) {
   remove_seq(plan.argv, {"--block-fd", std::to_string(kCommandGateFd)});
 }
 
+void writable_agent_control(SandboxPlan& plan) {
+  auto& bound = plan.bound_paths;
+  for (auto it = bound.begin(); it != bound.end();) {
+    if (!it->read_only) {
+      ++it;
+      continue;
+    }
+    remove_seq(plan.argv, {"--ro-bind-fd", std::to_string(it->fd), it->dest});
+    it = bound.erase(it);
+  }
+}
+
 // Every defence a test can remove, by name. "rw-bind:PATH" and "bind:PATH" take a path and are
 // handled by apply_weakening itself.
 const Weakening kWeakenings[] = {
@@ -238,6 +250,8 @@ const Weakening kWeakenings[] = {
      [](SandboxPlan& p) {
        for (const auto& path : p.intent.workspace_protected) remove_seq(p.argv, {"--ro-bind", path, path});
      }},
+    // The agent's control entries stay as writable as the state directory they lie in.
+    {"writable-agent-control", writable_agent_control},
 };
 
 }  // namespace

@@ -62,7 +62,7 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
 // first session keeps the agent's login and trust for the next one.
 HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
   HostFacts facts = facts_for(config, o);
-  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)).home, facts);
+  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)), facts);
   return facts;
 }
 

@@ -12,7 +12,7 @@ namespace {
 SessionIntent full_intent(const std::string& odd) {
   SessionIntent s;
   s.config = {"/etc/cordon/" + odd, "/etc/cordon/cordon.toml", true};
-  s.agent = {"claude", {".claude", odd}, "/usr/local/bin/" + odd, {"--settings", odd}};
+  s.agent = {"claude", {".claude", odd}, {".claude/settings.json", odd}, "/usr/local/bin/" + odd, {"--settings", odd}};
   s.home = {"/home/" + odd, "/home/acct-" + odd, {".x\nwritable /", odd}};
   s.workspace = "/src/" + odd;
   s.terminal = {"136:7", true, {"status", odd}};

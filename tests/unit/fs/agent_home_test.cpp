@@ -71,5 +71,54 @@ TEST_F(AgentHome, NeverFollowsASymlink) {
   fs::remove_all(elsewhere);
 }
 
+// A profile's control entries are made after its state entries, inside them: a settings file
+// as "{}", a TOML or Markdown file empty, a directory 0700. The facts then name each as the
+// source of a read-only bind, below the state directory's real path.
+TEST_F(AgentHome, MakesControlEntriesInsideTheStateEntriesAndNotesTheirSources) {
+  AgentProfile profile;
+  profile.name = "codex";
+  profile.home = {".codex"};
+  profile.control = {".codex/config.toml", ".codex/AGENTS.md", ".codex/settings.json", ".codex/packages"};
+  HostFacts facts;
+  facts.home = home_;
+  create_missing_profile_entries(profile, facts);
+  EXPECT_EQ(mode(".codex"), 0700U);
+  EXPECT_EQ(mode(".codex/config.toml"), 0600U);
+  EXPECT_EQ(read(".codex/config.toml"), "");
+  EXPECT_EQ(read(".codex/AGENTS.md"), "");
+  EXPECT_EQ(read(".codex/settings.json"), "{}\n");
+  EXPECT_TRUE(fs::is_directory(home_ + "/.codex/packages"));
+  EXPECT_EQ(mode(".codex/packages"), 0700U);
+  for (const auto& entry : profile.control) {
+    const ControlEntryFact& fact = facts.control_entries.at(home_ + "/" + entry);
+    EXPECT_EQ(fact.source, fs::canonical(home_ + "/" + entry).string()) << entry;
+    EXPECT_EQ(fact.link, "") << entry;
+  }
+}
+
+// A link where a control entry should be (planted by a session that could write the state
+// directory) is reported, never followed: the plan refuses it.
+TEST_F(AgentHome, ReportsALinkInTheWayOfAControlEntry) {
+  const std::string elsewhere = home_ + "-secret";
+  fs::create_directory(elsewhere);
+  std::ofstream(elsewhere + "/id_rsa") << "key";
+  fs::create_directory(home_ + "/.claude");
+  fs::create_symlink(elsewhere + "/id_rsa", home_ + "/.claude/settings.json");
+  fs::create_directory_symlink(elsewhere, home_ + "/.claude/commands");
+  AgentProfile profile;
+  profile.name = "claude";
+  profile.home = {".claude"};
+  profile.control = {".claude/settings.json", ".claude/commands/verify.md"};
+  HostFacts facts;
+  facts.home = home_;
+  create_missing_profile_entries(profile, facts);
+  EXPECT_EQ(facts.control_entries.at(home_ + "/.claude/settings.json").link, home_ + "/.claude/settings.json");
+  EXPECT_EQ(facts.control_entries.at(home_ + "/.claude/settings.json").source, "");
+  EXPECT_EQ(facts.control_entries.at(home_ + "/.claude/commands/verify.md").link, home_ + "/.claude/commands");
+  EXPECT_FALSE(fs::exists(elsewhere + "/verify.md"));
+  EXPECT_EQ(read(".claude/settings.json"), "key");  // left as it was
+  fs::remove_all(elsewhere);
+}
+
 }  // namespace
 }  // namespace cordon

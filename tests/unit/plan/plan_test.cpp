@@ -45,6 +45,12 @@ HostFacts sample_facts() {
     f.directories.insert(d);
   f.namespaces = {{"pid", "pid:[1]"}, {"ipc", "ipc:[2]"}};
   f.view_roots = {{"/usr", ""}, {"/bin", "usr/bin"}, {"/etc", ""}};
+  // The claude profile's control entries, as the launch makes them in ~/.claude.
+  for (const auto& entry : builtin_agent_profiles().at("claude").control) {
+    const std::string path = "/home/dev/" + entry;
+    f.existing_paths.insert(path);
+    f.control_entries[path] = {path, ""};
+  }
   return f;
 }
 
@@ -529,7 +535,7 @@ TEST(Plan, LoopbackOnlyModesNameNoResolverAndAllowlistPointsEveryClientAtTheProx
   al.network_deny = {"bad.registry.test"};
   SandboxPlan allow = build_plan(al, sample_facts(), request());
   EXPECT_EQ(find_seq(allow.argv, {"--unshare-net"}), std::string::npos);  // the holder's namespace
-  EXPECT_TRUE(allow.command_gate);                                         // waits for the proxy
+  EXPECT_TRUE(allow.command_gate);                                        // waits for the proxy
   EXPECT_EQ(allow.intent.network.proxy, "127.0.0.1:3128");
   EXPECT_EQ(allow.intent.network.proxy_allow, std::vector<std::string>{"registry.test"});
   EXPECT_EQ(allow.intent.network.proxy_deny, std::vector<std::string>{"bad.registry.test"});
@@ -728,6 +734,84 @@ TEST(Env, PrefixPatterns) {
   EXPECT_FALSE(env_name_matches("LC_*", "LANG"));
   EXPECT_TRUE(env_name_matches("TERM", "TERM"));
   EXPECT_FALSE(env_name_matches("TERM", "TERMINFO"));
+}
+
+}  // namespace
+}  // namespace cordon
+
+namespace cordon {
+namespace {
+
+size_t position_of(const std::vector<std::string>& argv, const std::vector<std::string>& seq) {
+  for (size_t i = 0; i + seq.size() <= argv.size(); ++i)
+    if (std::equal(seq.begin(), seq.end(), argv.begin() + static_cast<std::ptrdiff_t>(i))) return i;
+  return argv.size();
+}
+
+// The state directory is bound read-write, then each control entry read-only over it, by
+// descriptor; the control entries are not in the writable set and the session file names them.
+TEST(Plan, ControlEntriesAreBoundReadOnlyOverTheirStateEntry) {
+  HostFacts f = sample_facts();
+  LaunchRequest r;
+  r.agent = "claude";
+  r.command = {"claude"};
+  SandboxPlan plan = build_plan(no_jail(), f, r);
+  const auto& control = builtin_agent_profiles().at("claude").control;
+  EXPECT_EQ(plan.intent.agent.control, control);
+  size_t state_at = plan.argv.size();
+  for (const auto& b : plan.bound_paths)
+    if (b.dest == "/home/dev/.claude") {
+      EXPECT_FALSE(b.read_only);
+      state_at = position_of(plan.argv, {"--bind-fd", std::to_string(b.fd), b.dest});
+    }
+  ASSERT_LT(state_at, plan.argv.size());
+  size_t read_only = 0;
+  for (const auto& b : plan.bound_paths) {
+    if (!b.read_only) continue;
+    ++read_only;
+    EXPECT_EQ(b.source, b.dest);
+    size_t at = position_of(plan.argv, {"--ro-bind-fd", std::to_string(b.fd), b.dest});
+    ASSERT_LT(at, plan.argv.size()) << b.dest;
+    EXPECT_GT(at, state_at) << b.dest << " must be mounted over ~/.claude, not under it";
+    EXPECT_EQ(std::count(plan.writable.begin(), plan.writable.end(), b.dest), 0) << b.dest;
+  }
+  EXPECT_EQ(read_only, control.size());
+}
+
+TEST(Plan, RefusesAControlEntryBehindALinkInAStateDirectory) {
+  HostFacts f = sample_facts();
+  f.control_entries["/home/dev/.claude/settings.json"] = {"", "/home/dev/.claude/settings.json"};
+  LaunchRequest r;
+  r.agent = "claude";
+  r.command = {"claude"};
+  try {
+    build_plan(no_jail(), f, r);
+    FAIL() << "a control entry behind a link was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic link /home/dev/.claude/settings.json"), std::string::npos)
+        << e.what();
+    EXPECT_NE(e.fix().find("cp -a --remove-destination"), std::string::npos) << e.fix();
+  }
+}
+
+// Missing in a state directory the sandbox writes (the launch could not make it): refused.
+// Missing along with its state directory (nothing bound there): nothing to protect.
+TEST(Plan, RefusesAMissingControlEntryOnlyWhereTheSandboxCouldCreateIt) {
+  HostFacts f = sample_facts();
+  f.control_entries["/home/dev/.claude/hooks"] = {};
+  f.existing_paths.erase("/home/dev/.claude/hooks");
+  LaunchRequest r;
+  r.agent = "claude";
+  r.command = {"claude"};
+  try {
+    build_plan(no_jail(), f, r);
+    FAIL() << "a missing control entry in a writable state directory was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/home/dev/.claude/hooks does not exist"), std::string::npos) << e.what();
+  }
+  f.existing_paths.erase("/home/dev/.claude");
+  f.directories.erase("/home/dev/.claude");
+  EXPECT_NO_THROW(build_plan(no_jail(), f, r));
 }
 
 }  // namespace

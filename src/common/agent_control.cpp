@@ -1,0 +1,33 @@
+#include "common/agent_control.h"
+
+#include <map>
+
+namespace cordon {
+
+const std::vector<std::string>& shipped_control_entries(const std::string& agent) {
+  // Claude Code: user settings (hooks, MCP servers, permissions), memory, slash commands,
+  // sub-agents, skills, hook scripts, plugins, output styles, and `claude migrate-installer`'s
+  // local install. Codex: config.toml (MCP servers, notify command, profiles), instructions,
+  // prompts, exec-policy rules, skills and the packages it unpacks and runs. Gemini CLI:
+  // settings (MCP servers, tool discovery commands, hooks), memory, commands, extensions, policies.
+  static const std::map<std::string, std::vector<std::string>> entries = {
+      {"claude",
+       {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
+        ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"}},
+      {"codex",
+       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills",
+        ".codex/packages"}},
+      {"gemini",
+       {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies"}},
+  };
+  static const std::vector<std::string> none;
+  auto it = entries.find(agent);
+  return it == entries.end() ? none : it->second;
+}
+
+const std::vector<std::string>& agents_with_control_entries() {
+  static const std::vector<std::string> names = {"claude", "codex", "gemini"};
+  return names;
+}
+
+}  // namespace cordon

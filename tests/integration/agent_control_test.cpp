@@ -1,0 +1,155 @@
+// Agent control entries (issue 11, point 7): what an agent reads to decide what to run
+// (settings with hooks, commands, plugins, its unpacked executables) is read-only inside, over
+// the read-write state directory it lies in, so one session cannot plant what the agent runs
+// next time outside cordon. State (history, sessions, logins) stays writable. Check 32 and
+// probe 33 see it, and FAIL / ESCAPE with the read-only binds dropped. Root and the test user,
+// each with a fresh $HOME holding the workspace.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "support.h"
+
+namespace fs = std::filesystem;
+
+namespace cordon::testing {
+namespace {
+
+class AgentControl : public ::testing::TestWithParam<Who> {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
+    auto who = identity_for(GetParam());
+    ASSERT_TRUE(who) << "could not create the unprivileged test user";
+    who_ = *who;
+    base_ = std::make_unique<TempDir>("/tmp/cordon-ctl-");
+    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-ctl-prefix-");
+    cordon_ = stage_install(prefix_->path());
+    home_ = base_->path() + "/home";
+    env_ = env_with_other_home(who_, home_);
+    workspace_ = home_ + "/src/app";
+    fs::create_directories(workspace_);
+    chown_tree(home_, who_.uid, who_.gid);
+    config_ = base_->path() + "/cordon.toml";
+    write_file(config_, "[network]\nmode = \"offline\"\n");
+  }
+
+  RunResult sandbox(const std::string& agent, const std::string& script, const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--agent", agent};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+    RunOptions o;
+    o.env = env_;
+    o.as = who_;
+    o.cwd = workspace_;
+    return run(argv, o);
+  }
+  std::string libexec(const std::string& name) const { return prefix_->path() + "/libexec/cordon/" + name; }
+
+  Identity who_;
+  std::unique_ptr<TempDir> base_, prefix_;
+  std::string cordon_, home_, workspace_, config_;
+  std::map<std::string, std::string> env_;
+};
+
+// The hook, the command, the MCP-server entry and the unpacked binary an agent steered by hostile
+// input would leave for the next run outside cordon.
+constexpr const char* kPlantClaude =
+    "printf '{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"touch /tmp/x\"}]}]}}' "
+    "> ~/.claude/settings.json; echo settings=$?; "
+    "echo evil > ~/.claude/commands/review.md; echo command=$?; "
+    "echo '#!/bin/sh' > ~/.claude/hooks/start.sh; echo hook=$?; "
+    "mkdir -p ~/.claude/projects/app && echo '{}' > ~/.claude/projects/app/s.jsonl; echo state=$?; "
+    "echo '{\"numStartups\":2}' > ~/.claude.json; echo state_file=$?";
+
+TEST_P(AgentControl, ControlIsReadOnlyInsideAndStateStaysWritable) {
+  RunResult r = sandbox("claude", kPlantClaude);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("settings=2"), std::string::npos) << r.out;  // the shell's "cannot create"
+  EXPECT_NE(r.out.find("command=2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hook=2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("state=0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("state_file=0"), std::string::npos) << r.out;
+  // On the host: the control entries as the launch made them, the state as the session left it.
+  EXPECT_EQ(read_file(home_ + "/.claude/settings.json"), "{}\n");
+  EXPECT_FALSE(path_exists(home_ + "/.claude/commands/review.md"));
+  EXPECT_FALSE(path_exists(home_ + "/.claude/hooks/start.sh"));
+  EXPECT_TRUE(path_exists(home_ + "/.claude/projects/app/s.jsonl"));
+  EXPECT_EQ(read_file(home_ + "/.claude.json"), "{\"numStartups\":2}\n");
+
+  // Codex: its config (MCP servers, notify) and the packages it unpacks and runs.
+  RunResult codex = sandbox("codex",
+                            "echo 'notify = [\"/tmp/x\"]' >> ~/.codex/config.toml; echo config=$?; "
+                            "cp /bin/true ~/.codex/packages/codex; echo packages=$?; "
+                            "echo x > ~/.codex/history.jsonl; echo state=$?");
+  EXPECT_NE(codex.out.find("config=2"), std::string::npos) << codex.out << codex.err;
+  EXPECT_NE(codex.out.find("packages=1"), std::string::npos) << codex.out << codex.err;
+  EXPECT_NE(codex.out.find("state=0"), std::string::npos) << codex.out << codex.err;
+  EXPECT_EQ(read_file(home_ + "/.codex/config.toml"), "");
+  EXPECT_FALSE(path_exists(home_ + "/.codex/packages/codex"));
+}
+
+// The control run: without the read-only binds the same script plants everything.
+TEST_P(AgentControl, WithTheControlBindsDroppedThePlantLands) {
+  RunResult r = sandbox("claude", kPlantClaude, {"--test-weaken", "writable-agent-control"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("settings=0"), std::string::npos) << r.out;
+  EXPECT_NE(read_file(home_ + "/.claude/settings.json").find("SessionStart"), std::string::npos);
+  EXPECT_TRUE(path_exists(home_ + "/.claude/commands/review.md"));
+}
+
+TEST_P(AgentControl, Check32PassesAndFailsWhenWeakenedOrAWritableExecutableRuns) {
+  const std::string battery = libexec("cordon-battery") + " --only 32";
+  RunResult ok = sandbox("claude", battery);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("[PASS] 32"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("9 control entries read-only"), std::string::npos) << ok.out;
+
+  RunResult weak = sandbox("claude", battery, {"--test-weaken", "writable-agent-control"});
+  EXPECT_EQ(weak.exit_code, 1) << weak.out << weak.err;
+  EXPECT_NE(weak.out.find(home_ + "/.claude/settings.json is writable"), std::string::npos) << weak.out;
+
+  // An executable in a state directory (which outlives the session), run by a process of the
+  // session: the next session or the host could run a replaced copy.
+  RunResult exe = sandbox("claude",
+                          "mkdir -p ~/.claude/cache-bin && cp /bin/sleep ~/.claude/cache-bin/helper && "
+                          "{ ~/.claude/cache-bin/helper 20 & } && sleep 0.2 && " +
+                              battery + "; rc=$?; kill %1 2>/dev/null; exit $rc");
+  EXPECT_EQ(exe.exit_code, 1) << exe.out << exe.err;
+  EXPECT_NE(exe.out.find("mapped executable " + home_ + "/.claude/cache-bin/helper is writable"), std::string::npos)
+      << exe.out;
+}
+
+TEST_P(AgentControl, Probe33IsBlockedAndEscapesWhenWeakened) {
+  const std::string probe = libexec("cordon-probe") + " --only 33";
+  RunResult ok = sandbox("gemini", probe);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("[BLOCKED] 33"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(home_ + "/.gemini/settings.json EROFS"), std::string::npos) << ok.out;
+  RunResult weak = sandbox("gemini", probe, {"--test-weaken", "writable-agent-control"});
+  EXPECT_EQ(weak.exit_code, 3) << weak.out << weak.err;
+  EXPECT_NE(weak.out.find("[ESCAPED] 33"), std::string::npos) << weak.out;
+  EXPECT_EQ(read_file(home_ + "/.gemini/settings.json"), "{}\n");  // every landed write taken back
+}
+
+// A link at a control entry (a session with the binds dropped, or anything else that could
+// write the state directory, could have planted it) is never followed: the launch stops and
+// names it, and the file it points to is not shown.
+TEST_P(AgentControl, ALinkAtAControlEntryRefusesTheLaunch) {
+  ASSERT_EQ(sandbox("claude", "true").exit_code, 0);  // the entries exist now
+  const std::string secret = home_ + "/.ssh-key";
+  write_file(secret, "PRIVATE KEY");
+  fs::remove(home_ + "/.claude/settings.json");
+  fs::create_symlink(secret, home_ + "/.claude/settings.json");
+  RunResult r = sandbox("claude", "cat ~/.claude/settings.json");
+  EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+  EXPECT_NE(r.err.find("goes through the symbolic link " + home_ + "/.claude/settings.json"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("PRIVATE KEY"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(As, AgentControl, ::testing::Values(Who::Root, Who::User), who_name);
+
+}  // namespace
+}  // namespace cordon::testing
