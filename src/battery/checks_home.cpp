@@ -191,6 +191,7 @@ Outcome check_strict_home(const Context& c) {
   };
   for (const auto& e : s.agent.home) allow(e);
   for (const auto& e : s.home.keep_read_only) allow(e);
+  for (const auto& e : s.home.caches) allow(e);
   for (const auto& e : home_masked_files()) allow(e);
   if (std::string stray = allow_way_to_workspace(c.home, s.workspace, allowed_top); !stray.empty())
     return fail("entries outside profile " + s.agent.name + "'s allow-list: " + stray +

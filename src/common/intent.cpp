@@ -94,7 +94,8 @@ Json intent_json(const SessionIntent& s) {
                   {"args", bytes_array_json(s.agent.args)}};
   out["home"] = {{"path", bytes_json(s.home.path)},
                  {"account_path", bytes_json(s.home.account_path)},
-                 {"keep_read_only", bytes_array_json(s.home.keep_read_only)}};
+                 {"keep_read_only", bytes_array_json(s.home.keep_read_only)},
+                 {"caches", bytes_array_json(s.home.caches)}};
   out["workspace"] = bytes_json(s.workspace);
   out["writable"] = bytes_array_json(s.writable);
   out["filesystem"] = {{"view", bytes_json(s.filesystem.view)},
@@ -124,7 +125,7 @@ SessionIntent intent_from_json(const Json& d) {
   s.agent = {string_member(agent, "name"), string_array_member(agent, "home"), string_array_member(agent, "control"),
              string_member(agent, "binary"), string_array_member(agent, "args")};
   s.home = {string_member(home, "path"), string_member(home, "account_path"),
-            string_array_member(home, "keep_read_only")};
+            string_array_member(home, "keep_read_only"), string_array_member(home, "caches")};
   s.workspace = string_member(d, "workspace");
   s.writable = string_array_member(d, "writable");
   const Json filesystem = member(d, "filesystem");
@@ -154,6 +155,7 @@ std::vector<std::string> bound_on_purpose(const SessionIntent& s) {
   for (const auto& e : s.home.keep_read_only) paths.push_back(s.home.path + "/" + e);
   for (const auto& e : s.agent.home) paths.push_back(s.home.path + "/" + e);
   for (const auto& e : s.agent.control) paths.push_back(s.home.path + "/" + e);
+  for (const auto& e : s.home.caches) paths.push_back(s.home.path + "/" + e);
   paths.insert(paths.end(), s.filesystem.read.begin(), s.filesystem.read.end());
   paths.erase(std::remove(paths.begin(), paths.end(), std::string()), paths.end());
   return paths;

@@ -40,6 +40,7 @@ struct HomeIntent {
   std::string path;                         // the home directory (a fresh tmpfs)
   std::string account_path;                 // the account's own home when $HOME is another ("" = same)
   std::vector<std::string> keep_read_only;  // entries kept read-only for every profile
+  std::vector<std::string> caches = {};     // [home] caches bound read-write from cordon's store
 };
 
 struct NetworkIntent {

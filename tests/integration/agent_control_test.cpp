@@ -149,6 +149,34 @@ TEST_P(AgentControl, ALinkAtAControlEntryRefusesTheLaunch) {
   EXPECT_EQ(r.out.find("PRIVATE KEY"), std::string::npos) << r.out;
 }
 
+// [home] caches: kept across sessions in cordon's store (the test state directory here), one per
+// profile, bound at ~/ENTRY; the host's own ~/.npm is neither used nor written; check 03 allows it.
+TEST_P(AgentControl, CachesAreKeptInCordonsStorePerProfile) {
+  write_file(config_, "[network]\nmode = \"offline\"\n[home]\ncaches = [\".npm\", \".cache/pip\"]\n");
+  fs::create_directories(home_ + "/.npm");
+  write_file(home_ + "/.npm/host-only", "the host's own cache");
+  chown_tree(home_, who_.uid, who_.gid);
+  RunResult first = sandbox("claude", "ls -A ~/.npm; echo cached > ~/.npm/pkg && echo w > ~/.cache/pip/wheel && " +
+                                          libexec("cordon-battery") + " --only 03,17");
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_EQ(first.out.find("host-only"), std::string::npos) << "the host's ~/.npm was bound: " << first.out;
+  EXPECT_EQ(read_file(home_ + "/.npm/host-only"), "the host's own cache");
+  EXPECT_FALSE(path_exists(home_ + "/.npm/pkg"));
+  const std::string store = test_state_dir() + "/" + std::to_string(who_.uid) + "/caches";
+  EXPECT_EQ(read_file(store + "/claude/.npm/pkg"), "cached\n");
+  RunResult second = sandbox("claude", "cat ~/.npm/pkg ~/.cache/pip/wheel");
+  EXPECT_EQ(second.out, "cached\nw\n") << second.err;
+  RunResult other = sandbox("codex", "ls -A ~/.npm");  // another profile: its own, empty store
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(other.out, "");
+  // A cache over what the profile keeps is refused before launch.
+  write_file(config_, "[home]\ncaches = [\".claude/plugins\"]\n");
+  RunResult refused = sandbox("claude", "true");
+  EXPECT_EQ(refused.exit_code, 125) << refused.err;
+  EXPECT_NE(refused.err.find("cache .claude/plugins (home.caches) overlaps the home entry .claude"), std::string::npos)
+      << refused.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(As, AgentControl, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace

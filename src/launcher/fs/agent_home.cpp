@@ -36,8 +36,8 @@ bool names_a_file(const std::string& entry) {
 }
 
 // The leaf, made below `dir`; "" on success, else the reason.
-std::string make_leaf(int dir, const std::string& name, uid_t owner, gid_t group) {
-  if (!names_a_file(name)) {
+std::string make_leaf(int dir, const std::string& name, uid_t owner, gid_t group, EntryShape shape) {
+  if (shape == EntryShape::Directory || !names_a_file(name)) {
     if (::mkdirat(dir, name.c_str(), 0700) != 0) return errno_text("mkdir", errno);
     ::fchownat(dir, name.c_str(), owner, group, AT_SYMLINK_NOFOLLOW);
     return "";
@@ -54,7 +54,7 @@ std::string make_leaf(int dir, const std::string& name, uid_t owner, gid_t group
 }
 
 // Makes `entry` below the home's descriptor; "" when made, "exists" when it was there, else why not.
-std::string make_entry(int home_fd, const std::string& entry, uid_t owner, gid_t group) {
+std::string make_entry(int home_fd, const std::string& entry, uid_t owner, gid_t group, EntryShape shape) {
   std::vector<std::string> parts = components(entry);
   if (parts.empty()) return "exists";
   UniqueFd dir(::fcntl(home_fd, F_DUPFD_CLOEXEC, 3));
@@ -68,12 +68,13 @@ std::string make_entry(int home_fd, const std::string& entry, uid_t owner, gid_t
   }
   struct stat st {};
   if (::fstatat(dir.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return "exists";
-  return make_leaf(dir.get(), parts.back(), owner, group);
+  return make_leaf(dir.get(), parts.back(), owner, group, shape);
 }
 
 }  // namespace
 
-CreatedHomeEntries create_missing_home_entries(const std::string& home, const std::vector<std::string>& entries) {
+CreatedHomeEntries create_missing_home_entries(const std::string& home, const std::vector<std::string>& entries,
+                                               EntryShape shape) {
   CreatedHomeEntries out;
   UniqueFd home_fd(::open(home.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   struct stat st {};
@@ -82,7 +83,7 @@ CreatedHomeEntries create_missing_home_entries(const std::string& home, const st
     return out;
   }
   for (const auto& entry : entries) {
-    std::string result = make_entry(home_fd.get(), entry, st.st_uid, st.st_gid);
+    std::string result = make_entry(home_fd.get(), entry, st.st_uid, st.st_gid, shape);
     if (result.empty()) out.created.push_back(entry);
     else if (result != "exists") out.problems.push_back(entry + ": " + result);
   }

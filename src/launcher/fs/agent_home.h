@@ -23,7 +23,10 @@ struct CreatedHomeEntries {
 // missing parents are directories 0700. Owned by the home's owner. Nothing is followed: each
 // component is opened below the home's descriptor with O_NOFOLLOW, so a symlink planted in
 // the home cannot send the launcher elsewhere; an entry that exists in any form is left as it is.
-CreatedHomeEntries create_missing_home_entries(const std::string& home, const std::vector<std::string>& entries);
+// EntryShape::Directory makes every entry a directory, whatever its name (a cache "foo.d").
+enum class EntryShape { ByName, Directory };
+CreatedHomeEntries create_missing_home_entries(const std::string& home, const std::vector<std::string>& entries,
+                                               EntryShape shape = EntryShape::ByName);
 
 // The same for the launch's facts, for the profile's state entries and then its control
 // entries (so that a control file the sandbox could otherwise create in a state directory

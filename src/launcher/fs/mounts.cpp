@@ -125,6 +125,10 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
     if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
     bind_fd(plan, next_fd, resolved_or_same(facts.real_home_entries, path), path);
   }
+  // [home] caches, from cordon's store for this profile (fs/home_caches.h).
+  for (const auto& cache : config.home_caches)
+    if (auto it = facts.cache_sources.find(cache); it != facts.cache_sources.end() && !it->second.empty())
+      bind_fd(plan, next_fd, it->second, home + "/" + cache);
   // Over the state entries: the agent's control entries, read-only (the plan refused any it
   // could not bind so).
   for (const auto& entry : profile.control) {

@@ -219,8 +219,9 @@ void apply_environment(const Origin& o, const toml::table& t, Config& c) {
 }
 
 void apply_home(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "home", {"keep"});
+  only_keys(o, t, "home", {"keep", "caches"});
   if (auto* k = t.get("keep")) c.home_keep_ro = as_string_list(o, *k, "home.keep", check_home_entry);
+  if (auto* k = t.get("caches")) c.home_caches = as_string_list(o, *k, "home.caches", check_home_entry);
 }
 
 void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {

@@ -63,6 +63,9 @@ struct Config {
 
   // [home]
   std::vector<std::string> home_keep_ro;  // entries bound back read-only for every profile
+  // Directories bound read-write for every profile from cordon's own store, one per profile
+  // (never the host's: the host's tools do not read what a session leaves there).
+  std::vector<std::string> home_caches;
 
   // [filesystem]
   std::vector<std::string> writable;     // absolute paths bound read-write after the masks

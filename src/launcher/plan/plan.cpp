@@ -1,6 +1,7 @@
 #include "launcher/plan/plan.h"
 
 #include "common/build_config.h"
+#include "common/credential_files.h"
 #include "common/error.h"
 #include "common/paths.h"
 #include "launcher/fs/gitconfig.h"
@@ -54,6 +55,26 @@ void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
   }
 }
 
+// A cache is bound read-write from cordon's store: over an entry the profile keeps, protects
+// or masks, or over the way to the workspace, it would replace or unprotect it.
+void validate_caches(const Config& config, const AgentProfile& profile, const HostFacts& f) {
+  std::vector<std::string> taken = profile.home;
+  taken.insert(taken.end(), profile.control.begin(), profile.control.end());
+  taken.insert(taken.end(), config.home_keep_ro.begin(), config.home_keep_ro.end());
+  for (const auto& m : home_masked_files()) taken.push_back(m);
+  for (const auto& cache : config.home_caches) {
+    const std::string path = f.home + "/" + cache;
+    for (const auto& entry : taken)
+      if (path_within(path, f.home + "/" + entry) || path_within(f.home + "/" + entry, path))
+        throw Error("cache " + cache + " (home.caches) overlaps the home entry " + entry +
+                        ", which the profile keeps, protects or masks",
+                    "remove it from home.caches in " + config.source_path);
+    if (path_within(f.workspace, path))
+      throw Error("cache " + cache + " (home.caches) holds the workspace " + f.workspace,
+                  "remove it from home.caches in " + config.source_path);
+  }
+}
+
 // A mask inside something the sandbox writes cannot hold across sessions: the agent can
 // rename the masked file's parent, and the next session's mask covers nothing.
 void validate_masks(const Config& config, const HostFacts& f) {
@@ -102,6 +123,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   }
   validate_home_entries(profile, f, protected_list);
   validate_control_entries(profile, f);
+  validate_caches(config, profile, f);
   validate_masks(config, f);
   for (const auto& path : config.read)
     if (config.view == RootView::System && !f.exists(path))
@@ -131,6 +153,9 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.agent.home = profile.home;
   s.agent.control = profile.control;
   s.home.keep_read_only = config.home_keep_ro;
+  for (const auto& cache : config.home_caches)
+    if (auto it = f.cache_sources.find(cache); it != f.cache_sources.end() && !it->second.empty())
+      s.home.caches.push_back(cache);
   s.home.path = f.home;
   s.home.account_path = f.account_home;
   s.workspace = f.workspace;

@@ -11,6 +11,7 @@
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/fs/agent_home.h"
 #include "launcher/fs/git_footholds.h"
+#include "launcher/fs/home_caches.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
 #include "launcher/plan/visibility.h"
@@ -62,7 +63,9 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
 // first session keeps the agent's login and trust for the next one.
 HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
   HostFacts facts = facts_for(config, o);
-  create_missing_profile_entries(config.agent(config.active_agent(o.agent, o.command)), facts);
+  const std::string profile = config.active_agent(o.agent, o.command);
+  create_missing_profile_entries(config.agent(profile), facts);
+  make_home_caches(config, profile, facts);
   return facts;
 }
 

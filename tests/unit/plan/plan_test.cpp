@@ -814,5 +814,35 @@ TEST(Plan, RefusesAMissingControlEntryOnlyWhereTheSandboxCouldCreateIt) {
   EXPECT_NO_THROW(build_plan(no_jail(), f, r));
 }
 
+// A cache comes from cordon's store and is bound read-write after the state entries; over a
+// kept, controlled or masked entry, or over the way to the workspace, it is refused.
+TEST(Plan, RefusesACacheOverAKeptEntryOrTheWorkspace) {
+  HostFacts f = sample_facts();
+  f.home = "/home/dev";
+  Config c = no_jail();
+  c.home_caches = {".npm"};
+  f.cache_sources[".npm"] = "/var/lib/cordon/caches/claude/.npm";
+  LaunchRequest r;
+  r.agent = "claude";
+  r.command = {"claude"};
+  SandboxPlan plan = build_plan(c, f, r);
+  EXPECT_EQ(plan.intent.home.caches, std::vector<std::string>{".npm"});
+  bool bound = false;
+  for (const auto& b : plan.bound_paths)
+    bound = bound || (b.source == "/var/lib/cordon/caches/claude/.npm" && b.dest == "/home/dev/.npm" && !b.read_only);
+  EXPECT_TRUE(bound);
+  for (const char* bad : {".claude", ".claude/plugins/x", ".netrc"}) {
+    c.home_caches = {bad};
+    f.cache_sources[bad] = "/var/lib/cordon/caches/claude/x";
+    EXPECT_THROW(build_plan(c, f, r), Error) << bad;
+  }
+  f.workspace = "/home/dev/src/app";
+  f.existing_paths.insert(f.workspace);
+  f.directories.insert(f.workspace);
+  c.home_caches = {"src"};
+  f.cache_sources["src"] = "/var/lib/cordon/caches/claude/src";
+  EXPECT_THROW(build_plan(c, f, r), Error);
+}
+
 }  // namespace
 }  // namespace cordon

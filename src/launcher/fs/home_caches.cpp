@@ -1,0 +1,39 @@
+#include "launcher/fs/home_caches.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "launcher/fs/agent_home.h"
+#include "launcher/inputs/paths.h"
+
+namespace cordon {
+
+std::string cache_store(const HostFacts& facts, const std::string& profile) {
+  const std::string sessions = sessions_dir(facts);
+  return sessions.substr(0, sessions.rfind('/')) + "/caches/" + profile;
+}
+
+void make_home_caches(const Config& config, const std::string& profile, HostFacts& facts) {
+  if (config.home_caches.empty()) return;
+  const std::string store = cache_store(facts, profile);
+  const std::string state = store.substr(0, store.rfind("/caches/"));
+  // The state directory is cordon's own (0700, like the records it holds); below it, nothing
+  // is followed.
+  std::error_code ec;
+  if (std::filesystem::create_directories(state, ec)) ::chmod(state.c_str(), 0700);
+  std::vector<std::string> entries;
+  for (const auto& cache : config.home_caches) entries.push_back("caches/" + profile + "/" + cache);
+  CreatedHomeEntries made = create_missing_home_entries(state, entries, EntryShape::Directory);
+  for (const auto& problem : made.problems)
+    std::fprintf(stderr, "cordon: could not make the cache %s in %s (it is not kept)\n", problem.c_str(),
+                 state.c_str());
+  for (const auto& cache : config.home_caches) {
+    const std::string dir = store + "/" + cache;
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) facts.cache_sources[cache] = real_path(dir);
+  }
+}
+
+}  // namespace cordon
