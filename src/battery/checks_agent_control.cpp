@@ -74,7 +74,7 @@ Outcome check_agent_control(const Context& c) {
   const MappedExecutables executables = mapped_executables();
   for (const auto& path : executables.files)
     if (std::string why = executable_problem(c, path); !why.empty()) problems.push_back("mapped executable " + why);
-  if (executables.truncated) problems.push_back("the scan of mapped executables stopped early: none ruled out");
+  if (executables.truncated) problems.emplace_back("the scan of mapped executables stopped early: none ruled out");
   if (!problems.empty()) return fail(join_some(problems));
   return pass(whose + ": " + std::to_string(entries.size()) + " control entries read-only; " +
               std::to_string(executables.files.size()) + " mapped executables not replaceable");
