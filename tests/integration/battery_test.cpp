@@ -245,7 +245,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 31u);
+  EXPECT_EQ(r.rows.size(), 32u);
   // The budgets every session has: no core dumps, the writable tmpfs mounts capped; and the
   // default pids and memory budgets where a cgroup can hold them (root here), read back.
   EXPECT_EQ(r.detail("27").rfind("tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0", 0), 0u) << r.dump();
@@ -531,8 +531,10 @@ TEST_P(Battery, Check18FailsForWritableHelpers) {
   BatteryRun bound = in_cordon();
   EXPECT_EQ(bound.detail("18").find("helper directory"), std::string::npos) << bound.dump();
   BatteryRun r = in_cordon({"--test-weaken", "rw-bind:" + helpers});
-  expect_failed(r, with(kOverrideBaseline, {"17"}));  // 17: the extra writable path itself
+  // 17: the extra writable path itself; 32: the battery runs from it, a replaceable executable.
+  expect_failed(r, with(kOverrideBaseline, {"17", "32"}));
   EXPECT_NE(r.detail("18").find("helper directory " + helpers + " is writable"), std::string::npos) << r.dump();
+  EXPECT_NE(r.detail("32").find("mapped executable " + helpers + "/cordon-battery"), std::string::npos) << r.dump();
 }
 
 TEST_P(Battery, AWorkspaceHoldingCordonItselfIsRefused) {
@@ -949,7 +951,7 @@ TEST_P(Battery, PlainOutputContract) {
       EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
     }
   }
-  EXPECT_EQ(expected_id, 32);
+  EXPECT_EQ(expected_id, 33);
   EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " + std::to_string(failed) + " FAIL");
   EXPECT_EQ(r.exit_code, failed);
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
@@ -972,7 +974,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 31u);
+  EXPECT_EQ(checks.size(), 32u);
   int pass = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",
@@ -1020,7 +1022,7 @@ TEST_P(Battery, ListAndHelp) {
     EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
     EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
   }
-  EXPECT_EQ(n, 31);
+  EXPECT_EQ(n, 32);
   RunResult help = run({battery_, "--help"}, as_who());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--only"), std::string::npos);
