@@ -25,6 +25,18 @@ const std::vector<std::string>& shipped_control_entries(const std::string& agent
   return it == entries.end() ? none : it->second;
 }
 
+const std::vector<ControlKeys>& shipped_control_keys(const std::string& agent) {
+  // ~/.claude.json: user-scope MCP servers (commands Claude Code starts), each project's MCP
+  // servers and which of the workspace's .mcp.json servers run, and the tools each project
+  // may run without asking.
+  static const std::vector<ControlKeys> claude = {
+      {".claude.json",
+       {"/mcpServers", "/projects/*/mcpServers", "/projects/*/enabledMcpjsonServers",
+        "/projects/*/enableAllProjectMcpServers", "/projects/*/allowedTools"}}};
+  static const std::vector<ControlKeys> none;
+  return agent == "claude" ? claude : none;
+}
+
 const std::vector<std::string>& agents_with_control_entries() {
   static const std::vector<std::string> names = {"claude", "codex", "gemini"};
   return names;

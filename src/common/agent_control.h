@@ -13,6 +13,17 @@ namespace cordon {
 // Entries relative to $HOME for "claude", "codex" and "gemini"; empty for any other name.
 const std::vector<std::string>& shipped_control_entries(const std::string& agent);
 
+// Control inside a state file: keys of a JSON file the agent rewrites as a whole (so it cannot
+// be read-only) that make it run something on its next start (MCP servers) or grant what it
+// may run unasked. `pointers` are JSON pointers where "*" stands for every member.
+struct ControlKeys {
+  std::string file;  // relative to $HOME
+  std::vector<std::string> pointers;
+};
+
+// Claude Code's ~/.claude.json keys; empty for any other name.
+const std::vector<ControlKeys>& shipped_control_keys(const std::string& agent);
+
 // The names shipped_control_entries knows.
 const std::vector<std::string>& agents_with_control_entries();
 

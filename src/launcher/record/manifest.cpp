@@ -21,6 +21,7 @@
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
+#include "launcher/fs/home_audit.h"
 #include "launcher/record/tool_versions.h"
 #include "launcher/seccomp/policy.h"
 
@@ -142,6 +143,13 @@ FootholdAudit audit_session_workspace(const std::string& id, const std::string& 
   return audit;
 }
 
+FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id) {
+  FootholdAudit audit = restore_control_keys(sessions_dir, id);
+  for (const auto& item : audit.items) std::fprintf(stderr, "cordon: %s\n", control_key_line(item).c_str());
+  for (const auto& problem : audit.problems) std::fprintf(stderr, "cordon: the home audit: %s\n", problem.c_str());
+  return audit;
+}
+
 namespace {
 
 // The receipt's members sit under "receipt": a reader tells the two lines apart by it.
@@ -162,6 +170,7 @@ Json receipt_json(const Receipt& r) {
         {"problems", bytes_array_json(r.teardown_problems)},
         {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
       {"workspace_audit", workspace_audit_json(r.footholds)},
+      {"home_audit", workspace_audit_json(r.home_keys)},
       {"egress", r.egress ? *r.egress : Json(nullptr)},
   };
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};

@@ -32,11 +32,16 @@ struct Receipt {
   std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
   FootholdAudit footholds;                     // the teardown audit of the workspace (fs/foothold_audit.h)
+  FootholdAudit home_keys;                     // control keys of the agent's state files restored (fs/home_audit.h)
   std::optional<Json> egress;                  // network.mode = "allowlist": the proxy's decisions
 };
 
-// The receipt's "workspace_audit" member (also in a sweep's receipt).
+// The receipt's "workspace_audit" and "home_audit" members (also in a sweep's receipt).
 Json workspace_audit_json(const FootholdAudit& audit);
+
+// Restores the control keys of the agent's state files after a session (fs/home_audit.h), and
+// prints one line per item on stderr.
+FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id);
 
 // Runs the teardown audit for a session as its manifest or intent recorded it, and prints one
 // line per item on stderr.

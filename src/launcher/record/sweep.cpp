@@ -74,7 +74,7 @@ FootholdAudit audit_crashed_workspace(const std::string& id, const std::optional
 }
 
 Json crash_receipt(const std::vector<std::string>& removed, const std::vector<std::string>& problems,
-                   const std::vector<std::string>& temp_dirs, const FootholdAudit& audit) {
+                   const std::vector<std::string>& temp_dirs, const FootholdAudit& audit, const FootholdAudit& home) {
   Json receipt{
       {"ended", nullptr},
       {"launch_error", nullptr},
@@ -88,6 +88,7 @@ Json crash_receipt(const std::vector<std::string>& removed, const std::vector<st
         {"problems", bytes_array_json(problems)},
         {"cgroups_removed", bytes_array_json(removed)}}},
       {"workspace_audit", workspace_audit_json(audit)},
+      {"home_audit", workspace_audit_json(home)},
       {"crashed",
        {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
@@ -137,7 +138,8 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   if (std::string left = remove_pasta_dir(id, temp_dirs); !left.empty()) problems.push_back(left);
   report.problems += static_cast<int>(problems.size());
   const FootholdAudit audit = audit_crashed_workspace(id, record.manifest);
-  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit), &problem))
+  const FootholdAudit home = audit_session_home(dir, id);
+  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit, home), &problem))
     return "session " + id + ": " + problem;
   ::unlink(state_file_path(dir, id).c_str());
   std::string line = "session " + id + " crashed (its launcher died without a receipt); swept";
@@ -146,6 +148,7 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   for (const auto& p : problems) line += "; PROBLEM: " + p;
   if (!audit.items.empty())
     line += "; workspace audit: " + std::to_string(audit.items.size()) + " item(s), named above";
+  if (!home.items.empty()) line += "; home audit: " + std::to_string(home.items.size()) + " item(s), named above";
   return line;
 }
 

@@ -11,6 +11,7 @@
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/fs/agent_home.h"
 #include "launcher/fs/git_footholds.h"
+#include "launcher/fs/home_audit.h"
 #include "launcher/fs/home_caches.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/jail/egress_jail.h"
@@ -105,6 +106,19 @@ std::unique_ptr<proxy::AllowlistNetwork> allowlist_stage_for(const Config& confi
   return std::make_unique<proxy::AllowlistNetwork>(std::move(path), std::move(args), !plan.proxy_in_host_network);
 }
 
+void keep_control_keys(const HostFacts& facts, const std::string& id, const SandboxPlan& plan) {
+  if (std::string problem = snapshot_control_keys(sessions_dir(facts), id, facts.home, plan.agent); !problem.empty())
+    std::fprintf(stderr, "cordon: %s\n", problem.c_str());
+}
+
+// After the sandbox is gone: what it could write that a host tool would run (fs/foothold_audit.h),
+// and the agent's control keys it changed (fs/home_audit.h).
+void audit_after_session(const HostFacts& facts, const std::string& id, const SandboxPlan& plan, Receipt& receipt) {
+  receipt.footholds = audit_session_workspace(id, plan.intent.workspace, plan.intent.workspace_protected,
+                                              plan.intent.workspace_protect_absent);
+  receipt.home_keys = audit_session_home(sessions_dir(facts), id);
+}
+
 }  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
@@ -129,11 +143,9 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
     receipt.cgroups_removed = finished.removed;
   };
-  // After the sandbox is gone: what it could write that a host tool would run (fs/foothold_audit.h).
-  auto audit_workspace = [&] {
-    receipt.footholds = audit_session_workspace(record.id(), plan.intent.workspace, plan.intent.workspace_protected,
-                                                plan.intent.workspace_protect_absent);
-  };
+  // The agent's control keys in its state files, as they are before the session can touch them.
+  keep_control_keys(facts, record.id(), plan);
+  auto audit_workspace = [&] { audit_after_session(facts, record.id(), plan, receipt); };
   try {
     // The session's cgroup is made (limits written and read back) before anything forks; the
     // forked child joins it first, before the jail's namespaces.

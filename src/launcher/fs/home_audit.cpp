@@ -1,0 +1,192 @@
+#include "launcher/fs/home_audit.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "common/error.h"
+#include "common/unique_fd.h"
+
+namespace cordon {
+namespace {
+
+std::string snapshot_path(const std::string& sessions_dir, const std::string& id) {
+  return sessions_dir + "/" + id + ".control-keys";
+}
+
+std::optional<std::string> read_no_follow(const std::string& path, struct stat* st) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid() || ::fstat(fd.get(), st) != 0 || !S_ISREG(st->st_mode)) return std::nullopt;
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  if (n < 0) return std::nullopt;
+  return text;
+}
+
+// Writes `text` to `path` through a new file in the same directory renamed over it; "" or why not.
+std::string replace_file(const std::string& path, const std::string& text, mode_t mode, uid_t uid, gid_t gid) {
+  const std::string tmp = path + ".cordon-" + std::to_string(::getpid());
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777));
+  if (!fd.valid()) return errno_text("create " + tmp, errno);
+  ::fchown(fd.get(), uid, gid);  // a root launch rewriting a user's file keeps it theirs
+  bool ok = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd.get()) == 0;
+  fd.reset();
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return errno_text("replace " + path, err);
+  }
+  return "";
+}
+
+std::string escape_token(const std::string& key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~') out += "~0";
+    else if (ch == '/') out += "~1";
+    else out += ch;
+  }
+  return out;
+}
+
+void collect(const Json& node, const std::vector<std::string>& tokens, size_t at, const std::string& pointer,
+             Json& out) {
+  if (at == tokens.size()) {
+    out[pointer] = node;
+    return;
+  }
+  if (!node.is_object()) return;
+  if (tokens[at] == "*") {
+    for (const auto& [key, child] : node.items())
+      collect(child, tokens, at + 1, pointer + "/" + escape_token(key), out);
+  } else if (auto it = node.find(tokens[at]); it != node.end()) {
+    collect(*it, tokens, at + 1, pointer + "/" + escape_token(tokens[at]), out);
+  }
+}
+
+std::vector<std::string> tokens_of(const std::string& pointer) {
+  std::vector<std::string> tokens;
+  size_t at = 1;
+  while (at <= pointer.size()) {
+    size_t slash = pointer.find('/', at);
+    tokens.push_back(pointer.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  return tokens;
+}
+
+std::vector<std::string> changed_pointers(const Json& before, const Json& after) {
+  std::vector<std::string> changed;
+  for (const auto& [pointer, value] : after.items())
+    if (!before.contains(pointer) || before[pointer] != value) changed.push_back(pointer);
+  for (const auto& [pointer, value] : before.items())
+    if (!after.contains(pointer)) changed.push_back(pointer);
+  return changed;
+}
+
+}  // namespace
+
+Json control_key_values(const Json& doc, const std::vector<std::string>& pointers) {
+  Json out = Json::object();
+  for (const auto& pointer : pointers) collect(doc, tokens_of(pointer), 0, "", out);
+  return out;
+}
+
+Json with_control_keys(Json doc, const std::vector<std::string>& pointers, const Json& launch_values) {
+  const Json now = control_key_values(doc, pointers);
+  for (const auto& [pointer, value] : now.items()) {
+    const Json::json_pointer p(pointer);
+    Json& parent = doc.at(p.parent_pointer());
+    if (parent.is_object()) parent.erase(p.back());
+  }
+  for (const auto& [pointer, value] : launch_values.items()) doc[Json::json_pointer(pointer)] = value;
+  return doc;
+}
+
+std::string snapshot_control_keys(const std::string& sessions_dir, const std::string& id, const std::string& home,
+                                  const std::string& agent) {
+  const auto& keys = shipped_control_keys(agent);
+  if (keys.empty()) return "";
+  Json files = Json::object();
+  for (const auto& k : keys) {
+    struct stat st {};
+    std::optional<std::string> text = read_no_follow(home + "/" + k.file, &st);
+    Json doc = text ? Json::parse(*text, nullptr, false) : Json::object();
+    if (doc.is_discarded()) return home + "/" + k.file + " is not JSON at launch: its control keys are not kept";
+    files[home + "/" + k.file] = {{"pointers", k.pointers}, {"values", control_key_values(doc, k.pointers)}};
+  }
+  const std::string path = snapshot_path(sessions_dir, id);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const std::string text = files.dump() + "\n";
+  if (!fd.valid() || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return errno_text("write " + path, errno);
+  return "";
+}
+
+FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::string& id) {
+  FootholdAudit audit;
+  const std::string snapshot = snapshot_path(sessions_dir, id);
+  struct stat sst {};
+  std::optional<std::string> text = read_no_follow(snapshot, &sst);
+  if (!text) return audit;  // a profile without control keys, or a launch that never got this far
+  Json files = Json::parse(*text, nullptr, false);
+  if (!files.is_object()) {
+    audit.problems.push_back(snapshot + " is unreadable: the agent's control keys were not checked");
+    return audit;
+  }
+  for (const auto& [path, entry] : files.items()) {
+    std::vector<std::string> pointers = entry.value("pointers", std::vector<std::string>{});
+    const Json launch = entry.value("values", Json::object());
+    struct stat st {};
+    std::optional<std::string> now_text = read_no_follow(path, &st);
+    if (!now_text) continue;  // removed during the session: nothing of it will run
+    Json doc = Json::parse(*now_text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      audit.problems.push_back(path + " is not a JSON object after the session: its control keys were not checked");
+      continue;
+    }
+    const std::vector<std::string> changed = changed_pointers(launch, control_key_values(doc, pointers));
+    if (changed.empty()) continue;
+    const std::string dir = sessions_dir.substr(0, sessions_dir.rfind('/')) + "/quarantine/" + id;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    ::chmod(dir.substr(0, dir.rfind('/')).c_str(), 0700);  // the session's file may hold MCP servers' tokens
+    ::chmod(dir.c_str(), 0700);
+    const std::string kept = dir + path.substr(path.rfind('/'));
+    UniqueFd out(::open(kept.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!out.valid() ||
+        ::write(out.get(), now_text->data(), now_text->size()) != static_cast<ssize_t>(now_text->size())) {
+      audit.problems.push_back(errno_text("keep the session's " + path + " in " + kept, errno) +
+                               ": its control keys were left as the session wrote them");
+      continue;
+    }
+    std::string detail;
+    for (const auto& p : changed) detail += (detail.empty() ? "" : ", ") + p;
+    if (std::string why = replace_file(path, with_control_keys(doc, pointers, launch).dump(2) + "\n", st.st_mode,
+                                       st.st_uid, st.st_gid);
+        !why.empty()) {
+      audit.problems.push_back(why + ": its control keys (" + detail + ") were left as the session wrote them");
+      continue;
+    }
+    audit.items.push_back({"state-key", path, kept, detail});
+  }
+  ::unlink(snapshot.c_str());
+  return audit;
+}
+
+std::string control_key_line(const AuditItem& item) {
+  return "restored " + item.detail + " in " + item.path +
+         " to their values at launch (the agent would run or allow what the session put there): the session's "
+         "version is " +
+         item.quarantine;
+}
+
+}  // namespace cordon

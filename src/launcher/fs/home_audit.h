@@ -1,0 +1,39 @@
+// Control keys inside the agent's state files (common/agent_control.h ControlKeys): Claude
+// Code rewrites ~/.claude.json whole at every start, so the file stays read-write, yet its
+// `mcpServers` would start a command the next time Claude Code runs outside cordon. At launch
+// the values of those keys are kept in the session's own file in the state directory (0600,
+// like the file they come from); after the sandbox is gone (and, for a SIGKILLed launcher, at
+// the sweep) any change to them is undone: the keys get their launch values back, the rest of
+// what the session wrote stays, and the session's version is kept in
+// STATE/quarantine/SESSION/ for review. Nothing is followed: the file is opened O_NOFOLLOW and
+// replaced by a rename in its own directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/agent_control.h"
+#include "common/json_codec.h"
+#include "launcher/fs/foothold_audit.h"
+
+namespace cordon {
+
+// The values at `pointers` in `doc`, as {concrete pointer: value}.
+Json control_key_values(const Json& doc, const std::vector<std::string>& pointers);
+
+// `doc` with the values at `pointers` replaced by `launch_values` (keys added since removed).
+Json with_control_keys(Json doc, const std::vector<std::string>& pointers, const Json& launch_values);
+
+// At launch: the snapshot of `agent`'s control keys under `home`; "" or a problem (the launch
+// goes on: the teardown then has nothing to compare, and says so).
+std::string snapshot_control_keys(const std::string& sessions_dir, const std::string& id, const std::string& home,
+                                  const std::string& agent);
+
+// After the session: compares, restores, quarantines, removes the snapshot. Items have kind
+// "state-key"; their detail names the pointers that changed.
+FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::string& id);
+
+// The stderr line of one item, without "cordon: ".
+std::string control_key_line(const AuditItem& item);
+
+}  // namespace cordon
