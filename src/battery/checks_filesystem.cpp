@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +58,21 @@ Outcome empty_private_dir(const Context& c, const std::string& dir) {
 bool expected_char_device(const std::string& name) {
   for (const char* n : {"null", "zero", "full", "random", "urandom", "tty", "console", "ptmx"})
     if (name == n) return true;
+  return false;
+}
+
+// One of the nodes bwrap --dev binds into its fresh /dev (null, zero, tty...), bound from the
+// launcher's /dev: the host's devtmpfs, or in a container the engine's /dev tmpfs (Docker and
+// podman mknod them there). The node must be the device its name says: it holds no data.
+bool dev_node_bind(const Mount& m) {
+  static const std::pair<const char*, dev_t> kNodes[] = {
+      {"/dev/null", makedev(1, 3)},    {"/dev/zero", makedev(1, 5)},    {"/dev/full", makedev(1, 7)},
+      {"/dev/random", makedev(1, 8)},  {"/dev/urandom", makedev(1, 9)}, {"/dev/tty", makedev(5, 0)},
+      {"/dev/console", makedev(5, 1)}, {"/dev/ptmx", makedev(5, 2)}};
+  struct stat st {};
+  if (::lstat(m.mount_point.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return false;
+  for (const auto& [path, dev] : kNodes)
+    if (m.mount_point == path) return st.st_rdev == dev;
   return false;
 }
 
@@ -144,6 +160,10 @@ Outcome check_writable_set(const Context& c) {
     if (std::any_of(intended.begin(), intended.end(),
                     [&](const std::string& w) { return path_within(m->mount_point, w); })) {
       granted.push_back(m->mount_point + " (inside an intended path)");
+      continue;
+    }
+    if (dev_node_bind(*m)) {
+      ++fresh;
       continue;
     }
     if (fresh_kind(*m)) {
