@@ -38,6 +38,7 @@ const std::string kCache = "/var/cache/cordon-test/devcontainer";
 const std::string kPodman = "podman --runtime runc";
 const std::string kImage = "localhost/cordon-devc:test";
 const std::string kTeamImage = "localhost/cordon-devc-team:test";
+const std::string kLabel = "cordon.test=devcontainer";  // on every image and layer the test builds
 // The agent a team's layer installs; it says where it runs.
 const std::string kFakeClaude =
     "#!/bin/sh\n"
@@ -76,12 +77,6 @@ std::string read_devcontainer_json(Suite& s, std::string& dockerfile, std::strin
   return "";
 }
 
-// The image id a tag names now ("" when none); the build below replaces it.
-std::string image_id(const std::string& tag) {
-  CommandResult r = run_shell(kPodman + " image inspect --format '{{.Id}}' " + tag + " 2>/dev/null");
-  return r.status == 0 ? r.output.substr(0, r.output.find('\n')) : "";
-}
-
 // The base (cached), cordon's image as the CLI builds it, and a team layer with a fake claude.
 std::string build_images(const std::string& dockerfile, const std::string& context) {
   auto start = std::chrono::steady_clock::now();
@@ -90,15 +85,15 @@ std::string build_images(const std::string& dockerfile, const std::string& conte
   std::string base_image = base.output.substr(0, base.output.find('\n'));
   std::printf("[devcontainer] base image %s ready in %.1f s\n", base_image.c_str(), seconds_since(start));
 
-  std::string old_image = image_id(kImage), old_team = image_id(kTeamImage);
   // --network=none: the base holds every package, so the Dockerfile's apt-get step installs
   // nothing. JOBS=1: other tests compile beside this one. The compiler cache only speeds the
   // build (a miss compiles as without it); it lives outside the image.
   fs::create_directories(kCache + "/ccache");
   if (!fs::exists(kCache + "/ccache/ccache.conf")) write_file(kCache + "/ccache/ccache.conf", "max_size = 2G\n");
   start = std::chrono::steady_clock::now();
-  CommandResult image = run_shell(kPodman + " build --network=none --pull=never -q -f " + dockerfile + " -t " + kImage +
-                                      " --build-arg BASE=" + base_image + " --build-arg JOBS=1" +
+  CommandResult image = run_shell(kPodman + " build --network=none --pull=never -q --label " + kLabel + " -f " +
+                                      dockerfile + " -t " + kImage + " --build-arg BASE=" + base_image +
+                                      " --build-arg JOBS=1" +
                                       " --build-arg CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -v " + kCache +
                                       "/ccache:/root/.cache/ccache " + context,
                                   1800);
@@ -108,19 +103,31 @@ std::string build_images(const std::string& dockerfile, const std::string& conte
   TempDir layer("/var/tmp/cordon-devc-team-");
   write_file(layer.path() + "/claude", kFakeClaude, 0755);
   write_file(layer.path() + "/Containerfile", "FROM " + kImage + "\nCOPY claude /usr/local/bin/claude\n");
-  CommandResult team = run_shell(kPodman + " build --network=none --pull=never -q -t " + kTeamImage + " " +
-                                 layer.path());
+  CommandResult team = run_shell(kPodman + " build --network=none --pull=never -q --label " + kLabel + " -t " +
+                                 kTeamImage + " " + layer.path());
   if (team.status != 0) return "team layer: " + team.output;
-  // Superseded images go, newest first (an image still in use stays).
-  for (const auto& [old, tag] : {std::pair{old_team, kTeamImage}, std::pair{old_image, kImage}})
-    if (!old.empty() && old != image_id(tag)) run_shell(kPodman + " rmi " + old + " >/dev/null 2>&1");
+  // Superseded images and their layers (untagged now) go; only this test's carry the label.
+  run_shell(kPodman + " image prune -f --filter label=" + kLabel + " >/dev/null 2>&1");
   return "";
+}
+
+// Containers and worlds of a test process that was killed (a timeout): their names carry its pid.
+void sweep_leftovers() {
+  run_shell("for c in $(" + kPodman + " ps -a --filter label=" + kLabel +
+            " --format '{{.Names}}'); do p=${c#cordon-devc-}; p=${p%%-*}; "
+            "kill -0 \"$p\" 2>/dev/null || " +
+            kPodman +
+            " rm -f -t 0 \"$c\" >/dev/null 2>&1; done; "
+            "for n in $(ip netns list | sed -n 's/^cjh-dc\\([0-9]*\\).*/\\1/p'); do "
+            "kill -0 \"$n\" 2>/dev/null || " +
+            kSource + "/tests/integration/networld.sh down dc$n /nonexistent; done");
 }
 
 class DevcontainerImage : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (::geteuid() != 0) return;
+    sweep_leftovers();
     suite = new Suite;
     std::string dockerfile, context;
     suite->problem = read_devcontainer_json(*suite, dockerfile, context);
@@ -176,7 +183,7 @@ class DevcontainerImage : public ::testing::Test {
     // this host lacks CAP_SYS_RESOURCE, and podman lowers its own RLIMIT_NPROC to 32768.
     rlimit nofile{};
     ::getrlimit(RLIMIT_NOFILE, &nofile);
-    std::string cmd = kPodman + " run -d --pull=never --name " + name +
+    std::string cmd = kPodman + " run -d --pull=never --label " + kLabel + " --name " + name +
                       " --ulimit nofile=" + std::to_string(nofile.rlim_max) + ":" + std::to_string(nofile.rlim_max) +
                       " --ulimit nproc=32768:32768 --network ns:/run/netns/cjh-" + suite->world_id +
                       " --dns 10.53.0.53 --mount type=bind,source=" + workspace_->path() + ",target=/workspaces/app";
