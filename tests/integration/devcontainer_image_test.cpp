@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -52,6 +53,15 @@ std::string quote(const std::string& word) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// "N:N" for `podman run --ulimit`: this process's hard limit, at most `cap` ("-1:-1": unlimited).
+std::string hard_limit(int resource, rlim_t cap) {
+  rlimit limit{};
+  ::getrlimit(resource, &limit);
+  rlim_t n = std::min(limit.rlim_max, cap);
+  std::string word = n == RLIM_INFINITY ? "-1" : std::to_string(n);
+  return word + ":" + word;
 }
 
 struct Suite {
@@ -180,13 +190,12 @@ class DevcontainerImage : public ::testing::Test {
     std::string name = "cordon-devc-" + std::to_string(::getpid()) + "-" + std::to_string(containers_.size());
     containers_.push_back(name);
     // podman's default rlimits (nofile and nproc 1048576) exceed what it may set here: root on
-    // this host lacks CAP_SYS_RESOURCE, and podman lowers its own RLIMIT_NPROC to 32768.
-    rlimit nofile{};
-    ::getrlimit(RLIMIT_NOFILE, &nofile);
+    // this host lacks CAP_SYS_RESOURCE, and podman 4.3 lowers its own RLIMIT_NPROC to 32768.
     std::string cmd = kPodman + " run -d --pull=never --label " + kLabel + " --name " + name +
-                      " --ulimit nofile=" + std::to_string(nofile.rlim_max) + ":" + std::to_string(nofile.rlim_max) +
-                      " --ulimit nproc=32768:32768 --network ns:/run/netns/cjh-" + suite->world_id +
-                      " --dns 10.53.0.53 --mount type=bind,source=" + workspace_->path() + ",target=/workspaces/app";
+                      " --ulimit nofile=" + hard_limit(RLIMIT_NOFILE, RLIM_INFINITY) +
+                      " --ulimit nproc=" + hard_limit(RLIMIT_NPROC, 32768) + " --network ns:/run/netns/cjh-" +
+                      suite->world_id + " --dns 10.53.0.53 --mount type=bind,source=" + workspace_->path() +
+                      ",target=/workspaces/app";
     for (const auto& env : suite->container_env) cmd += " -e " + quote(env);
     for (const auto& arg : run_args) cmd += " " + quote(arg);
     cmd += " " + extra + " " + kTeamImage + " " + command;
