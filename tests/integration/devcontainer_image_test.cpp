@@ -4,7 +4,7 @@
 // registry is asked), and the container runs with exactly devcontainer.json's runArgs and
 // containerEnv, the project bound at /workspaces/app. Inside, the entrypoint installs cordon and
 // shims the agent a team layer installed (a fake claude: real agents are tested elsewhere),
-// `cordon verify` is all PASS, and PID 1 reaps what jailed launches orphan.
+// `cordon verify` is all PASS, and PID 1 reaps what killed jailed launches orphan.
 //
 // The container's network is a world the test builds (networld.sh) in place of the engine's
 // default one: nothing the container or its sandboxes send leaves it. Needs root.
@@ -281,7 +281,10 @@ const char* kOrphaningWorkload =
     "  [ -e started ] || echo 'SANDBOX NEVER STARTED'\n"
     "  kill -9 $pid; wait $pid 2>/dev/null\n"
     "done\n"
-    "sleep 1\n"
+    // The orphans die by PDEATHSIG: wait (bounded) until none is alive, then count what is left.
+    "n=0; while ps -eo stat=,comm= | grep -v '^Z' | grep -q passt && [ $n -lt 100 ]; do n=$((n + 1)); sleep 0.05; "
+    "done\n"
+    "sleep 0.5\n"
     "echo \"ZOMBIES $(ps -eo stat= | grep -c '^Z')\"; ps -eo pid,ppid,stat,comm\n";
 
 int zombies_in(const std::string& output) {
