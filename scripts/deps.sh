@@ -7,8 +7,11 @@ CORDON_RUNTIME_PACKAGES="bubblewrap passt"
 # Used by scripts/lint (run by scripts/test): the checked-in .clang-format and .clang-tidy.
 CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
-# python3-venv and nodejs (whose npm it uses): the system view's toolchain test (view_test.cpp)
-CORDON_TEST_PACKAGES="iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs"
+# python3-venv and nodejs (whose npm it uses): the system view's toolchain test (view_test.cpp).
+# podman, runc and mmdebstrap: the devcontainer image test (devcontainer_image_test.cpp) builds
+# its base from a Debian rootfs and runs the container with runc.
+CORDON_TEST_PACKAGES="iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
+podman runc mmdebstrap"
 # Used by tests/vm/cgroup2-vm.sh: the budget tests again under a kernel with only cgroup v2.
 CORDON_VM_TEST_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 
