@@ -102,9 +102,12 @@ up() {
   ip netns exec "$host" "$py" "$dir/listener.py" "$dir/host.ready" 127.0.0.1 192.0.2.2 ::1 \
     >"$dir/host.log" 2>&1 &
   echo $! >"$dir/host.pid"
+  # Answers as a real resolver does, which musl's (Codex's) needs: a name's missing AAAA is
+  # NODATA, an unknown name under .test (a search-list try: internet.test.corp.test) NXDOMAIN;
+  # a REFUSED there fails the whole lookup. Names elsewhere have no upstream: REFUSED.
   ip netns exec "$router" dnsmasq --conf-file=/dev/null --no-resolv --no-hosts \
     --listen-address=10.53.0.53 --bind-interfaces --pid-file="$dir/dnsmasq.pid" \
-    --address=/internet.test/198.18.0.10 --address=/lan.test/10.1.2.3 \
+    --host-record=internet.test,198.18.0.10 --host-record=lan.test,10.1.2.3 --local=/test/ \
     --log-facility="$dir/dnsmasq.log" --user=root
   wait_ready "$dir/router.ready"
   wait_ready "$dir/host.ready"
