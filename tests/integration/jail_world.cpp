@@ -171,7 +171,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
                                    const RunOptions& o) const {
   static int counter = 0;
   ++counter;
-  std::string ws = workspace(o.as);
+  std::string ws = o.workspace.empty() ? workspace(o.as) : o.workspace;
   std::string user_prefix;
   last_tmp_ = dir + "/tmp-" + std::to_string(counter);
   ::mkdir(last_tmp_.c_str(), 0777);
@@ -198,7 +198,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
                                    : " run --workspace " + ws + " " + o.run_flags + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);
-  return run_shell("ip netns exec " + (o.netns.empty() ? host_ns : o.netns) + " /bin/sh " + path, 120);
+  return run_shell("ip netns exec " + (o.netns.empty() ? host_ns : o.netns) + " /bin/sh " + path, o.timeout_seconds);
 }
 
 std::string NetWorld::leftover_temp_files() const {

@@ -47,12 +47,16 @@ class NetWorld {
     bool fixed_config = false;
     bool deep = false;  // with verify: `cordon verify --deep` (battery, then probes)
     std::string run_flags = "";  // `cordon run` (or verify) options (e.g. --test-weaken NAME)
+    std::string workspace = "";  // "" = workspace(as); else this directory (made by the caller)
+    int timeout_seconds = 120;
   };
   // Runs `cordon --config CONFIG run --workspace WS -- ARGS` inside the fake host (through
   // `ip netns exec`, which also gives each launch a private mount namespace for sabotage).
   CommandResult cordon_run(const std::string& config, const std::string& args, const RunOptions& options) const;
   CommandResult cordon_run(const std::string& config, const std::string& args, As as = As::Root) const {
-    return cordon_run(config, args, RunOptions{as, "", "", "", "", false, false, false});
+    RunOptions o;
+    o.as = as;
+    return cordon_run(config, args, o);
   }
 
   // Processes in the fake host's namespace besides the world's own listener.
