@@ -1,0 +1,359 @@
+// The real agents under `cordon run`: Claude Code, Codex and Gemini CLI, the versions pinned by
+// tests/agents/package-lock.json, installed from the npm registry by tests/agents/install.sh into a
+// cache outside the repository and seen by the launch exactly as `npm install -g` puts them in
+// /usr/local. Each runs in the fake network world (networld.sh) with the profile inferred from
+// its command's name, as root and as the world's user, in a workspace under that user's $HOME.
+//
+// THE ONLY MOCK is the model API: tests/agents/fake_model_api.py on the world's "internet"
+// (internet.test:8000, in the router namespace) speaks each vendor's streaming API and asks the
+// agent for one shell tool call. The agents, cordon, bwrap, pasta and the agents' homes are real.
+// The agents try telemetry and update checks at start: in the world no other name resolves, and
+// nothing leaves it.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/json_codec.h"
+#include "jail_world.h"
+#include "support.h"
+
+namespace cordon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+NetWorld* world = nullptr;
+std::string world_problem;
+std::string agents_prefix;  // install.sh's prefix: bin/ and lib/node_modules/
+
+const std::string kAgentsDir = std::string(CORDON_SOURCE_DIR) + "/tests/agents";
+const std::string kApi = "http://internet.test:8000";
+const std::string kCodexKey = "sk-cordon-test-codex-login";
+// Only what the sandbox itself refuses counts as a refused write (ENOENT would be a broken probe).
+const std::set<std::string> kRefused = {"EROFS", "EACCES", "EPERM", "EBUSY", "EXDEV"};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct AgentCase {
+  const char* name;
+  const char* api;                   // the fake server's name for the vendor API
+  std::string env;                   // the launch's environment words besides PATH and HOME
+  std::vector<std::string> control;  // home entries the agent reads as configuration or code
+  std::string (*first)(const std::string& prompt);
+  std::string (*second)(const std::string& prompt);
+};
+
+const std::vector<AgentCase>& agent_cases() {
+  static const std::vector<AgentCase> cases = {
+      {"claude",
+       "anthropic",
+       "ANTHROPIC_API_KEY=sk-ant-cordon-test ANTHROPIC_BASE_URL=" + kApi,
+       {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
+        ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"},
+       [](const std::string& p) { return "claude -p '" + p + "' --dangerously-skip-permissions"; },
+       [](const std::string& p) { return "claude --continue -p '" + p + "' --dangerously-skip-permissions"; }},
+      // Codex authenticates with the key `codex login` stored in the first session (no key in
+      // the environment); its model provider is the user's own ~/.codex/config.toml.
+      {"codex",
+       "openai-responses",
+       "",
+       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills", ".codex/packages"},
+       [](const std::string& p) { return "codex exec --skip-git-repo-check '" + p + "'"; },
+       [](const std::string& p) { return "codex exec --skip-git-repo-check resume --last '" + p + "'"; }},
+      // GOOGLE_GEMINI_BASE_URL is not in the gemini profile: the test's configuration allows it
+      // (an operator pointing Gemini CLI at a gateway does the same).
+      {"gemini",
+       "gemini",
+       "GEMINI_API_KEY=cordon-test-gemini-key GOOGLE_GEMINI_BASE_URL=" + kApi + " GEMINI_CLI_TRUST_WORKSPACE=true",
+       {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies"},
+       [](const std::string& p) { return "gemini -p '" + p + "' --yolo"; },
+       [](const std::string& p) { return "gemini --resume latest -p '" + p + "' --yolo"; }},
+  };
+  return cases;
+}
+
+// The fake model API in the router namespace, serving the world's "internet" address.
+std::string start_model_api() {
+  const std::string script = "set -e\nmkdir -p " + world->dir + "/api\ncd " + world->dir + "/api\n" + "ip netns exec " +
+                             world->router_ns + " timeout 1800 /usr/bin/python3 " + kAgentsDir +
+                             "/fake_model_api.py 198.18.0.10 8000 requests.jsonl ready >server.log 2>&1 &\n"
+                             "echo $! > pid\n"
+                             "i=0; while [ ! -s ready ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\n"
+                             "test -s ready || { cat server.log; exit 1; }\n";
+  CommandResult made = run_shell(script);
+  return made.status == 0 ? "" : "fake model API: " + made.output;
+}
+
+class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
+ protected:
+  static void SetUpTestSuite() {
+    world = open_suite_world(world_problem);
+    if (!world || !world_problem.empty()) return;
+    // Installs on the first run (npm registry, this namespace), then reuses the cache.
+    CommandResult installed = run_shell(kAgentsDir + "/install.sh 2>&1", 1200);
+    std::istringstream lines(installed.output);
+    for (std::string line; std::getline(lines, line);) agents_prefix = line;  // the prefix is the last line
+    if (installed.status != 0 || !path_exists(agents_prefix + "/bin/claude")) {
+      world_problem = "tests/agents/install.sh: " + installed.output;
+      return;
+    }
+    world->write_config("agents", "[environment]\nallow = [\"GOOGLE_GEMINI_BASE_URL\"]\n");
+    world_problem = start_model_api();
+  }
+  static void TearDownTestSuite() {
+    if (world) run_shell("kill $(cat " + world->dir + "/api/pid) 2>/dev/null");
+    close_suite_world(world);
+  }
+
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "building the network world needs root (CI runs as root)";
+    ASSERT_EQ(world_problem, "");
+    ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
+    agent_ = &agent_cases()[std::get<0>(GetParam())];
+    who_ = std::get<1>(GetParam());
+    lock_ = std::make_unique<HomeStateLock>(std::string(agent_->name) + "-home");
+    if (who_ == As::User) {
+      passwd* pw = ::getpwnam(NetWorld::kUser);
+      ASSERT_NE(pw, nullptr);
+      uid_ = pw->pw_uid;
+      gid_ = pw->pw_gid;
+      home_ = pw->pw_dir;
+    } else {
+      home_ = world->dir + "/root-home";  // root's own home is the machine's: a home of its own
+      fs::create_directories(home_);
+      ::chmod(home_.c_str(), 0700);
+    }
+    remove_agent_state();
+    workspace_ = home_ + "/src/agents-" + world->id + "-" + agent_->name;
+    fs::create_directories(workspace_);
+    fs::copy_file(kAgentsDir + "/agent_evidence.py", workspace_ + "/agent_evidence.py",
+                  fs::copy_options::overwrite_existing);
+    host_config();
+    chown_tree(home_ + "/src", uid_, gid_);
+  }
+  void TearDown() override {
+    if (!home_.empty() && !HasFailure()) remove_agent_state();
+    std::error_code ec;
+    if (!HasFailure() && !workspace_.empty()) fs::remove_all(workspace_, ec);
+  }
+
+  // What a first session finds: nothing of the agent, except the user's own configuration.
+  void remove_agent_state() const {
+    std::error_code ec;
+    for (const char* e : {".claude", ".claude.json", ".codex", ".gemini"}) fs::remove_all(home_ + "/" + e, ec);
+  }
+  void host_config() const {
+    std::string name = agent_->name;
+    if (name == "codex") {
+      fs::create_directories(home_ + "/.codex");
+      write_file(home_ + "/.codex/config.toml",
+                 "model = \"cordon-fake-model\"\nmodel_provider = \"cordon-fake\"\n\n[model_providers.cordon-fake]\n"
+                 "name = \"cordon fake model API\"\nbase_url = \"" +
+                     kApi +
+                     "/v1\"\nwire_api = \"responses\"\n"
+                     "requires_openai_auth = true\nsupports_websockets = false\nrequest_max_retries = 0\n"
+                     "stream_max_retries = 0\n",
+                 0600);
+      chown_tree(home_ + "/.codex", uid_, gid_);
+    } else if (name == "gemini") {
+      fs::create_directories(home_ + "/.gemini");
+      write_file(home_ + "/.gemini/settings.json", R"({"security":{"auth":{"selectedType":"gemini-api-key"}}})", 0600);
+      chown_tree(home_ + "/.gemini", uid_, gid_);
+    }
+  }
+
+  // `cordon run -- COMMAND` in the workspace, the agents installed in /usr/local (mapped in the
+  // launch's own mount namespace: the host's /usr/local is not touched).
+  CommandResult session(const std::string& command, const std::string& wrapper = "") const {
+    NetWorld::RunOptions o;
+    o.as = who_;
+    o.fixed_config = true;
+    o.workspace = workspace_;
+    o.wrapper = wrapper;
+    o.timeout_seconds = 120;
+    o.prelude = "mount -t overlay overlay -o lowerdir=" + agents_prefix +
+                "/lib:/usr/local/lib /usr/local/lib\n"
+                "mount -t overlay overlay -o lowerdir=" +
+                agents_prefix + "/bin:/usr/local/bin /usr/local/bin\n";
+    o.env = "PATH=/usr/local/bin:/usr/bin:/bin HOME=" + home_ + " " + agent_->env;
+    std::string config = world->dir + "/cfg/agents.toml";
+    return world->cordon_run(config, command, o);
+  }
+
+  // The requests the fake model API logged whose detail (command or tool output) holds `part`.
+  std::vector<Json> requests(const std::string& part) const {
+    std::vector<Json> found;
+    std::istringstream lines(read_file(world->dir + "/api/requests.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+      auto entry = parse_json(line, nullptr);
+      if (entry && (*entry)["detail"].is_string() && has((*entry)["detail"].get<std::string>(), part))
+        found.push_back(*entry);
+    }
+    return found;
+  }
+  // The last requests the fake model API saw, for a failure's message.
+  static std::string api_log_tail() {
+    std::vector<std::string> lines;
+    std::istringstream in(read_file(world->dir + "/api/requests.jsonl"));
+    for (std::string line; std::getline(in, line);) lines.push_back(line.substr(0, 400));
+    std::string tail = "model API requests (last 6 of " + std::to_string(lines.size()) + "):\n";
+    for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) tail += lines[i] + "\n";
+    return tail;
+  }
+  std::string nonce(const char* step) const {
+    return std::string(agent_->name) + "-" + (who_ == As::Root ? "root" : "user") + "-" + step + "-" + world->id;
+  }
+  // The model API saw the call go out for `command` and its output come back, holding `output`.
+  void expect_round_trip(const std::string& command, const std::string& output) const {
+    bool called = false, answered = false;
+    for (const Json& r : requests(command)) called |= r["answer"] == "tool_call" && r["api"] == agent_->api;
+    for (const Json& r : requests(output)) answered |= r["answer"] == "final" && r["api"] == agent_->api;
+    EXPECT_TRUE(called) << "the fake model API never handed out the call " << command << "\n" << api_log_tail();
+    EXPECT_TRUE(answered) << "no request carried the tool's output " << output << "\n" << api_log_tail();
+  }
+
+  // Codex's login: `codex login` reads the key from stdin and keeps it in ~/.codex/auth.json
+  // (state); the sessions after it carry no key in their environment.
+  void log_in() const {
+    if (std::string(agent_->name) != "codex") return;
+    CommandResult login = session("codex login --with-api-key", "/bin/sh -c 'echo " + kCodexKey + " | exec \"$@\"' sh");
+    ASSERT_EQ(login.status, 0) << login.output;
+    EXPECT_TRUE(has(read_file(home_ + "/.codex/auth.json"), kCodexKey)) << login.output;
+  }
+
+  const AgentCase* agent_ = nullptr;
+  As who_ = As::Root;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+  std::string home_, workspace_;
+  std::unique_ptr<HomeStateLock> lock_;
+};
+
+std::string ns_of(const std::string& path) {
+  std::error_code ec;
+  return fs::read_symlink(path, ec).string();
+}
+
+// The agent starts under `cordon run` with the profile its name selects, asks the model, runs
+// the one shell call, and the call's evidence shows cordon's sandbox: its own user, pid and
+// network namespaces, the workspace on the host, HOME, IS_SANDBOX; writes to the agent's state
+// succeed. A second session finds the first one's state: the model sees the first call's output
+// again, in the history the agent kept (claude --continue, codex exec resume --last, gemini
+// --resume latest), under the same identity; Codex uses the key `codex login` stored.
+TEST_P(Agents, RunsItsToolCallInsideAndTheSecondSessionFindsTheFirstsState) {
+  const std::string name = agent_->name;
+  ASSERT_NO_FATAL_FAILURE(log_in());
+  const std::string first = nonce("first");
+  const std::string command = "python3 agent_evidence.py inside " + name + " " + first;
+  CommandResult run = session(agent_->first("Run this shell command: CORDON-RUN<<" + command + ">>"));
+  ASSERT_EQ(run.status, 0) << run.output << api_log_tail();
+  expect_round_trip(command, "CORDON-EVIDENCE " + first);
+  if (name == "codex") {
+    for (const Json& r : requests(command)) EXPECT_EQ(r["key"], "Bearer " + kCodexKey) << r.dump();
+  }
+
+  const std::string evidence_path = workspace_ + "/evidence-inside.json";
+  struct stat st {};
+  ASSERT_EQ(::stat(evidence_path.c_str(), &st), 0) << "the tool's file is not in the workspace on the host\n"
+                                                   << run.output;
+  EXPECT_EQ(st.st_uid, uid_);
+  auto evidence = parse_json(read_file(evidence_path), nullptr);
+  ASSERT_TRUE(evidence.has_value());
+  Json& e = *evidence;
+  EXPECT_EQ(e["uid"], uid_);
+  EXPECT_NE(e["ns"]["user"], ns_of("/proc/self/ns/user"));
+  EXPECT_NE(e["ns"]["pid"], ns_of("/proc/self/ns/pid"));
+  EXPECT_NE(e["ns"]["net"], ns_of("/proc/self/ns/net"));
+  struct stat host_net {};
+  ASSERT_EQ(::stat(("/run/netns/" + world->host_ns).c_str(), &host_net), 0);
+  EXPECT_NE(e["ns"]["net"], "net:[" + std::to_string(host_net.st_ino) + "]") << "the launcher's own network";
+  EXPECT_EQ(e["home"], home_);
+  EXPECT_EQ(e["cwd"], workspace_);
+  EXPECT_EQ(e["is_sandbox"], "1");
+  EXPECT_EQ(e["profile"], name) << "not the profile the command's name selects";
+  ASSERT_FALSE(e["state"].empty());
+  for (const auto& [path, result] : e["state"].items()) EXPECT_EQ(result, "ok") << "state " << path;
+
+  const std::string identity_file = name == "claude"  ? "/.claude.json"
+                                    : name == "codex" ? "/.codex/installation_id"
+                                                      : "/.gemini/installation_id";
+  const std::string identity = read_file(home_ + identity_file);
+  EXPECT_FALSE(identity.empty()) << home_ + identity_file;
+  const std::string second = nonce("second");
+  CommandResult again = session(agent_->second("Now run: CORDON-RUN<<echo CORDON-SECOND " + second + ">>"));
+  ASSERT_EQ(again.status, 0) << again.output << api_log_tail();
+  expect_round_trip("echo CORDON-SECOND " + second, "CORDON-SECOND " + second);
+  bool resumed = false;
+  for (const Json& r : requests("echo CORDON-SECOND " + second))
+    for (const Json& earlier : r["earlier"]) resumed |= has(earlier.get<std::string>(), "CORDON-EVIDENCE " + first);
+  EXPECT_TRUE(resumed) << "the second session did not carry the first session's history\n" << api_log_tail();
+  if (name == "claude") {
+    auto before = parse_json(identity, nullptr), after = parse_json(read_file(home_ + identity_file), nullptr);
+    ASSERT_TRUE(before && after);
+    EXPECT_EQ((*before)["userID"], (*after)["userID"]) << "a second Claude Code identity";
+  } else {
+    EXPECT_EQ(read_file(home_ + identity_file), identity) << "a second installation id";
+  }
+  EXPECT_EQ(world->stray_processes(), "");
+}
+
+// From inside, through the agent's own shell tool: every write to the agent's control entries
+// (append, replace by rename, create when absent, plant in a directory, rename it away) and to
+// the files its processes execute or map fails, with an error of the sandbox's (read-only
+// mount, permission), and on the host nothing was planted.
+TEST_P(Agents, CannotWriteItsControlEntriesOrExecutablesFromInside) {
+  const std::string name = agent_->name;
+  ASSERT_NO_FATAL_FAILURE(log_in());
+  const std::string nonce_writes = nonce("writes");
+  const std::string command = "python3 agent_evidence.py writes " + name + " " + nonce_writes;
+  CommandResult run = session(agent_->first("Run this shell command: CORDON-RUN<<" + command + ">>"));
+  ASSERT_EQ(run.status, 0) << run.output << api_log_tail();
+  expect_round_trip(command, "CORDON-EVIDENCE " + nonce_writes);
+  auto evidence = parse_json(read_file(workspace_ + "/evidence-writes.json"), nullptr);
+  ASSERT_TRUE(evidence.has_value()) << run.output;
+  Json& e = *evidence;
+
+  for (const std::string& entry : agent_->control) {
+    ASSERT_TRUE(e["control"].contains(entry)) << e["control"].dump();
+    for (const auto& [how, result] : e["control"][entry].items())
+      EXPECT_TRUE(kRefused.count(result.get<std::string>())) << "control " << entry << " " << how << ": " << result;
+  }
+  // The agent's own processes: its binary (or node, which runs it) is among them.
+  ASSERT_FALSE(e["executables"].empty());
+  bool runs_agent = false;
+  for (const auto& [path, results] : e["executables"].items()) {
+    runs_agent |= has(path, "/node_modules/") || path == "/usr/bin/node";
+    for (const auto& [how, result] : results.items())
+      EXPECT_TRUE(kRefused.count(result.get<std::string>())) << "executable " << path << " " << how << ": " << result;
+  }
+  EXPECT_TRUE(runs_agent) << e["executables"].dump(1);
+  for (const std::string& entry : agent_->control) {
+    const std::string path = home_ + "/" + entry;
+    EXPECT_FALSE(has(read_file(path), "CORDON-PLANTED")) << path;
+    EXPECT_FALSE(path_exists(path + "/cordon-planted")) << path;
+    EXPECT_FALSE(path_exists(path + ".cordon-moved")) << path;
+  }
+  EXPECT_EQ(world->stray_processes(), "");
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<size_t, As>>& info) {
+  return std::string(agent_cases()[std::get<0>(info.param)].name) +
+         (std::get<1>(info.param) == As::Root ? "_root" : "_user");
+}
+
+INSTANTIATE_TEST_SUITE_P(RealAgents, Agents,
+                         ::testing::Combine(::testing::Values(size_t{0}, size_t{1}, size_t{2}),
+                                            ::testing::Values(As::Root, As::User)),
+                         case_name);
+
+}  // namespace
+}  // namespace cordon::testing
