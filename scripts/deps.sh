@@ -12,6 +12,12 @@ CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # its base from a Debian rootfs and runs the container with runc.
 CORDON_TEST_PACKAGES="iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
 podman runc mmdebstrap"
+# Used by the real-agent tests (tests/agents/install.sh, agents_test.cpp): Node.js 20 or later
+# and its npm, which installs the pinned agents from the npm registry. Debian 12's own nodejs is
+# 18, too old for gemini-cli 0.61, and Debian's separate npm package conflicts with NodeSource's
+# nodejs (which brings npm, and is what this CI host runs): install.sh names the fix when either
+# is missing or too old.
+CORDON_AGENT_TEST_PACKAGES="nodejs"
 # Used by tests/vm/cgroup2-vm.sh: the budget tests again under a kernel with only cgroup v2.
 CORDON_VM_TEST_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static cpio"
 

@@ -16,7 +16,13 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${CORDON_AGENTS_CACHE:-/var/cache/cordon-test/agents}
-node_major=$(node -p 'process.versions.node.split(".")[0]')
+# gemini-cli 0.61 needs Node.js 20 or later (Debian 12's nodejs is 18): see CORDON_AGENT_TEST_PACKAGES.
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ] || ! command -v npm >/dev/null; then
+  echo "cordon agents: the agent tests need Node.js 20 or later and its npm (found: node $node_major," \
+    "npm $(command -v npm || echo none)); install NodeSource's nodejs 20 package, which brings npm" >&2
+  exit 1
+fi
 key=$({ cat "$here/package-lock.json"; echo "node $node_major"; } | sha256sum | cut -c1-16)
 prefix=$cache/$key
 agents="@anthropic-ai/claude-code @openai/codex @google/gemini-cli"
