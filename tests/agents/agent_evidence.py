@@ -8,7 +8,9 @@ Writes evidence-MODE.json in the current directory (the workspace) and prints
   inside      who and where the command runs (uid, user/pid/net namespaces, HOME, cwd,
               IS_SANDBOX, the profile in cordon's session file) and what each write to the
               agent's state did ("ok" or the errno's name)
-  writes      what each write to the agent's control entries and executables did
+  writes      what each write to the agent's control entries and executables did, and for
+              Claude Code the write of control keys (an MCP server, a granted tool) into
+              ~/.claude.json, a state file
 
   control     the agent's settings, instructions, hooks, commands, plugins, the code it runs:
               append a marker to a file, replace it by rename, create one that is missing, plant
@@ -104,6 +106,20 @@ def probe_state(home, directory, existing):
     return out
 
 
+def plant_claude_json_keys(home):
+    """Control inside a state file: an MCP server and a granted tool in ~/.claude.json, which
+    Claude Code started outside cordon would run. The file stays writable; the keys must not
+    reach the host after the session (the test reads them there)."""
+    path = os.path.join(home, ".claude.json")
+    with open(path) as f:
+        doc = json.load(f)
+    doc.setdefault("mcpServers", {})["cordon-planted"] = {"command": "/bin/sh", "args": ["-c", "echo " + MARKER]}
+    project = doc.setdefault("projects", {}).setdefault(os.getcwd(), {})
+    project["allowedTools"] = project.get("allowedTools", []) + ["Bash(echo %s)" % MARKER]
+    with open(path, "w") as f:  # in place: a rename over a bound file fails
+        json.dump(doc, f)
+
+
 def ancestors():
     pids, pid = [], os.getppid()
     while pid > 1:
@@ -165,6 +181,8 @@ def main():
     else:
         evidence = {"control": {e: probe_control(home, e) for e in CONTROL[agent]},
                     "executables": executables(agent)}
+        if agent == "claude":
+            evidence["control_keys"] = attempt(lambda: plant_claude_json_keys(home))
     with open("evidence-%s.json" % mode, "w") as f:
         json.dump(evidence, f, indent=1)
     print("CORDON-EVIDENCE " + nonce)

@@ -120,7 +120,8 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
     ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
     agent_ = &agent_cases()[std::get<0>(GetParam())];
     who_ = std::get<1>(GetParam());
-    lock_ = std::make_unique<HomeStateLock>(std::string(agent_->name) + "-home");
+    // The world user's agent entries are shared by every process running this suite.
+    lock_ = std::make_unique<HomeStateLock>(std::string(NetWorld::kUser) + "-" + agent_->name + "-home");
     if (who_ == As::User) {
       passwd* pw = ::getpwnam(NetWorld::kUser);
       ASSERT_NE(pw, nullptr);
@@ -173,11 +174,13 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
 
   // `cordon run -- COMMAND` in the workspace, the agents installed in /usr/local (mapped in the
   // launch's own mount namespace: the host's /usr/local is not touched).
-  CommandResult session(const std::string& command, const std::string& wrapper = "") const {
+  CommandResult session(const std::string& command, const std::string& run_flags = "",
+                        const std::string& wrapper = "") const {
     NetWorld::RunOptions o;
     o.as = who_;
     o.fixed_config = true;
     o.workspace = workspace_;
+    o.run_flags = run_flags;
     o.wrapper = wrapper;
     o.timeout_seconds = 120;
     o.prelude = "mount -t overlay overlay -o lowerdir=" + agents_prefix +
@@ -225,9 +228,22 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
   // (state); the sessions after it carry no key in their environment.
   void log_in() const {
     if (std::string(agent_->name) != "codex") return;
-    CommandResult login = session("codex login --with-api-key", "/bin/sh -c 'echo " + kCodexKey + " | exec \"$@\"' sh");
+    CommandResult login = session("codex login --with-api-key", "",
+                                  "/bin/sh -c 'echo " + kCodexKey + " | exec \"$@\"' sh");
     ASSERT_EQ(login.status, 0) << login.output;
     EXPECT_TRUE(has(read_file(home_ + "/.codex/auth.json"), kCodexKey)) << login.output;
+  }
+
+  // The agent's shell call runs agent_evidence.py's write probes; `e` is what they found.
+  void probe_writes(const std::string& run_flags, Json& e) const {
+    const std::string nonce_writes = nonce("writes");
+    const std::string command = "python3 agent_evidence.py writes " + std::string(agent_->name) + " " + nonce_writes;
+    CommandResult run = session(agent_->first("Run this shell command: CORDON-RUN<<" + command + ">>"), run_flags);
+    ASSERT_EQ(run.status, 0) << run.output << api_log_tail();
+    expect_round_trip(command, "CORDON-EVIDENCE " + nonce_writes);
+    auto evidence = parse_json(read_file(workspace_ + "/evidence-writes.json"), nullptr);
+    ASSERT_TRUE(evidence.has_value()) << run.output;
+    e = *evidence;
   }
 
   const AgentCase* agent_ = nullptr;
@@ -309,19 +325,13 @@ TEST_P(Agents, RunsItsToolCallInsideAndTheSecondSessionFindsTheFirstsState) {
 // From inside, through the agent's own shell tool: every write to the agent's control entries
 // (append, replace by rename, create when absent, plant in a directory, rename it away) and to
 // the files its processes execute or map fails, with an error of the sandbox's (read-only
-// mount, permission), and on the host nothing was planted.
+// mount, permission), and on the host nothing was planted: for Claude Code not even the control
+// keys written into its writable ~/.claude.json.
 TEST_P(Agents, CannotWriteItsControlEntriesOrExecutablesFromInside) {
   const std::string name = agent_->name;
   ASSERT_NO_FATAL_FAILURE(log_in());
-  const std::string nonce_writes = nonce("writes");
-  const std::string command = "python3 agent_evidence.py writes " + name + " " + nonce_writes;
-  CommandResult run = session(agent_->first("Run this shell command: CORDON-RUN<<" + command + ">>"));
-  ASSERT_EQ(run.status, 0) << run.output << api_log_tail();
-  expect_round_trip(command, "CORDON-EVIDENCE " + nonce_writes);
-  auto evidence = parse_json(read_file(workspace_ + "/evidence-writes.json"), nullptr);
-  ASSERT_TRUE(evidence.has_value()) << run.output;
-  Json& e = *evidence;
-
+  Json e;
+  ASSERT_NO_FATAL_FAILURE(probe_writes("", e));
   for (const std::string& entry : agent_->control) {
     ASSERT_TRUE(e["control"].contains(entry)) << e["control"].dump();
     for (const auto& [how, result] : e["control"][entry].items())
@@ -342,7 +352,30 @@ TEST_P(Agents, CannotWriteItsControlEntriesOrExecutablesFromInside) {
     EXPECT_FALSE(path_exists(path + "/cordon-planted")) << path;
     EXPECT_FALSE(path_exists(path + ".cordon-moved")) << path;
   }
+  if (name == "claude") {
+    // ~/.claude.json stays writable (state), but the MCP server and the granted tool written
+    // into it from inside are not what Claude Code finds there after the session.
+    EXPECT_EQ(e["control_keys"], "ok");
+    const std::string state_file = read_file(home_ + "/.claude.json");
+    EXPECT_TRUE(parse_json(state_file, nullptr).has_value()) << state_file;
+    EXPECT_FALSE(has(state_file, "CORDON-PLANTED")) << state_file;
+  }
   EXPECT_EQ(world->stray_processes(), "");
+}
+
+// The probes can fail: without the control entries' read-only binds (a test-build weakening),
+// the same writes from inside succeed and what they planted is on the host.
+TEST_P(Agents, WithoutTheReadOnlyBindsTheSameWritesReachTheHost) {
+  ASSERT_NO_FATAL_FAILURE(log_in());
+  Json e;
+  ASSERT_NO_FATAL_FAILURE(probe_writes("--test-weaken writable-agent-control", e));
+  for (const std::string& entry : agent_->control) {
+    bool written = false;
+    for (const auto& [how, result] : e["control"][entry].items()) written |= result == "ok";
+    EXPECT_TRUE(written) << "control " << entry << ": " << e["control"][entry].dump();
+  }
+  const std::string settings = home_ + "/" + agent_->control.front();  // the agent's settings file
+  EXPECT_TRUE(has(read_file(settings), "CORDON-PLANTED")) << settings;
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<size_t, As>>& info) {
