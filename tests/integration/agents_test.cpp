@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -46,6 +46,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 struct AgentCase {
   const char* name;
   const char* api;                   // the fake server's name for the vendor API
+  std::vector<std::string> home;     // the profile's home entries (what a first session lacks)
   std::string env;                   // the launch's environment words besides PATH and HOME
   std::vector<std::string> control;  // home entries the agent reads as configuration or code
   std::string (*first)(const std::string& prompt);
@@ -56,6 +57,7 @@ const std::vector<AgentCase>& agent_cases() {
   static const std::vector<AgentCase> cases = {
       {"claude",
        "anthropic",
+       {".claude", ".claude.json"},
        "ANTHROPIC_API_KEY=sk-ant-cordon-test ANTHROPIC_BASE_URL=" + kApi,
        {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
         ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"},
@@ -65,6 +67,7 @@ const std::vector<AgentCase>& agent_cases() {
       // the environment); its model provider is the user's own ~/.codex/config.toml.
       {"codex",
        "openai-responses",
+       {".codex"},
        "",
        {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills", ".codex/packages"},
        [](const std::string& p) { return "codex exec --skip-git-repo-check '" + p + "'"; },
@@ -73,6 +76,7 @@ const std::vector<AgentCase>& agent_cases() {
       // (an operator pointing Gemini CLI at a gateway does the same).
       {"gemini",
        "gemini",
+       {".gemini"},
        "GEMINI_API_KEY=cordon-test-gemini-key GOOGLE_GEMINI_BASE_URL=" + kApi + " GEMINI_CLI_TRUST_WORKSPACE=true",
        {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies"},
        [](const std::string& p) { return "gemini -p '" + p + "' --yolo"; },
@@ -134,6 +138,11 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
       ::chmod(home_.c_str(), 0700);
     }
     remove_agent_state();
+    // A failed test leaves its workspace to look at; the next one of this agent sweeps it.
+    std::error_code ec;
+    for (const auto& old : fs::directory_iterator(home_ + "/src", ec))
+      if (old.path().filename().string().starts_with("agents-") && old.path().string().ends_with(agent_->name))
+        fs::remove_all(old.path(), ec);
     workspace_ = home_ + "/src/agents-" + world->id + "-" + agent_->name;
     fs::create_directories(workspace_);
     fs::copy_file(kAgentsDir + "/agent_evidence.py", workspace_ + "/agent_evidence.py",
@@ -150,7 +159,7 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
   // What a first session finds: nothing of the agent, except the user's own configuration.
   void remove_agent_state() const {
     std::error_code ec;
-    for (const char* e : {".claude", ".claude.json", ".codex", ".gemini"}) fs::remove_all(home_ + "/" + e, ec);
+    for (const std::string& e : agent_->home) fs::remove_all(home_ + "/" + e, ec);
   }
   void host_config() const {
     std::string name = agent_->name;
