@@ -8,17 +8,19 @@ const std::vector<std::string>& shipped_control_entries(const std::string& agent
   // Claude Code: user settings (hooks, MCP servers, permissions), memory, slash commands,
   // sub-agents, skills, hook scripts, plugins, output styles, and `claude migrate-installer`'s
   // local install. Codex: config.toml (MCP servers, notify command, profiles), instructions,
-  // prompts, exec-policy rules, skills and the packages it unpacks and runs. Gemini CLI:
-  // settings (MCP servers, tool discovery commands, hooks), memory, commands, extensions, policies.
+  // prompts, exec-policy rules, skills, the packages it unpacks and runs, hooks and plugins.
+  // Gemini CLI: settings (MCP servers, tool discovery commands, hooks), memory, commands,
+  // extensions, policies, skills and sub-agents.
   static const std::map<std::string, std::vector<std::string>> entries = {
       {"claude",
        {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
         ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"}},
       {"codex",
-       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills",
-        ".codex/packages"}},
+       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills", ".codex/packages",
+        ".codex/hooks.json", ".codex/plugins"}},
       {"gemini",
-       {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies"}},
+       {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies",
+        ".gemini/skills", ".gemini/agents"}},
   };
   static const std::vector<std::string> none;
   auto it = entries.find(agent);

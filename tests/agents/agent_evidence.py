@@ -32,14 +32,12 @@ import sys
 
 MARKER = "CORDON-PLANTED"
 
-CONTROL = {
-    "claude": [".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
-               ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"],
-    "codex": [".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills",
-              ".codex/packages"],
-    "gemini": [".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions",
-               ".gemini/policies"],
-}
+# The control entries the launcher says it bound read-only (the test holds that list to the
+# shipped one, common/agent_control.cpp).
+def control_entries():
+    return json.load(open("/run/cordon/session"))["agent"].get("control", [])
+
+
 # (directory to create a file in, existing file to open for append)
 STATE = {
     "claude": [(".claude", ".claude.json"), (".claude/projects", None)],
@@ -179,7 +177,7 @@ def main():
         for directory, existing in STATE[agent]:
             evidence["state"].update(probe_state(home, directory, existing))
     else:
-        evidence = {"control": {e: probe_control(home, e) for e in CONTROL[agent]},
+        evidence = {"control": {e: probe_control(home, e) for e in control_entries()},
                     "executables": executables(agent)}
         if agent == "claude":
             evidence["control_keys"] = attempt(lambda: plant_claude_json_keys(home))

@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/agent_control.h"
 #include "common/json_codec.h"
 #include "jail_world.h"
 #include "support.h"
@@ -59,8 +60,7 @@ const std::vector<AgentCase>& agent_cases() {
        "anthropic",
        {".claude", ".claude.json"},
        "ANTHROPIC_API_KEY=sk-ant-cordon-test ANTHROPIC_BASE_URL=" + kApi,
-       {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
-        ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"},
+       shipped_control_entries("claude"),
        [](const std::string& p) { return "claude -p '" + p + "' --dangerously-skip-permissions"; },
        [](const std::string& p) { return "claude --continue -p '" + p + "' --dangerously-skip-permissions"; }},
       // Codex authenticates with the key `codex login` stored in the first session (no key in
@@ -69,16 +69,14 @@ const std::vector<AgentCase>& agent_cases() {
        "openai-responses",
        {".codex"},
        "",
-       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills", ".codex/packages"},
+       shipped_control_entries("codex"),
        [](const std::string& p) { return "codex exec --skip-git-repo-check '" + p + "'"; },
        [](const std::string& p) { return "codex exec --skip-git-repo-check resume --last '" + p + "'"; }},
-      // GOOGLE_GEMINI_BASE_URL is not in the gemini profile: the test's configuration allows it
-      // (an operator pointing Gemini CLI at a gateway does the same).
       {"gemini",
        "gemini",
        {".gemini"},
        "GEMINI_API_KEY=cordon-test-gemini-key GOOGLE_GEMINI_BASE_URL=" + kApi + " GEMINI_CLI_TRUST_WORKSPACE=true",
-       {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies"},
+       shipped_control_entries("gemini"),
        [](const std::string& p) { return "gemini -p '" + p + "' --yolo"; },
        [](const std::string& p) { return "gemini --resume latest -p '" + p + "' --yolo"; }},
   };
@@ -110,7 +108,7 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
       world_problem = "tests/agents/install.sh: " + installed.output;
       return;
     }
-    world->write_config("agents", "[environment]\nallow = [\"GOOGLE_GEMINI_BASE_URL\"]\n");
+    world->write_config("agents", "");
     world_problem = start_model_api();
   }
   static void TearDownTestSuite() {

@@ -439,8 +439,8 @@ const std::map<std::string, AgentProfile>& builtin_agent_profiles() {
        {"gemini",
         "",
         {".gemini"},
-        {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL", "GEMINI_CLI_TRUST_WORKSPACE", "GOOGLE_CLOUD_PROJECT",
-         "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"},
+        {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_MODEL", "GEMINI_CLI_TRUST_WORKSPACE", "GOOGLE_GEMINI_BASE_URL",
+         "GOOGLE_VERTEX_BASE_URL", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"},
         false,
         true}},
   });
