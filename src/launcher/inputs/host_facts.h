@@ -56,7 +56,7 @@ struct HostFacts {
   std::map<std::string, ControlEntryFact> control_entries;  // the profiles' control entries, by path
   // [home] caches entry -> its directory in cordon's store, made at launch ("" = not made).
   std::map<std::string, std::string> cache_sources;
-  std::string git_user_name;                                // from the host's git config, if any
+  std::string git_user_name;  // from the host's git config, if any
   std::string git_user_email;
   std::map<std::string, std::string> namespaces;  // "pid" -> "pid:[N]" of the launcher
   std::string resolv_conf_target;                 // set when /etc/resolv.conf links into /run
