@@ -16,18 +16,14 @@
 namespace cordon::battery {
 namespace {
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Why `path` (a control entry) is not read-only here; "" when it is.
 std::string control_problem(const Context& c, const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     // Absent: harmless unless the sandbox could create it, in a directory that outlives it.
-    const std::string parent = parent_of(path);
-    const Mount* m = c.mounts.containing(real_path(parent).empty() ? parent : real_path(parent));
+    const std::string parent = parent_dir(path);
+    const std::string real_parent = real_path(parent);
+    const Mount* m = c.mounts.containing(real_parent.empty() ? parent : real_parent);
     if (writable(parent) && m && m->fstype != "tmpfs") return path + " is missing and can be created";
     return "";
   }
@@ -49,7 +45,7 @@ std::string executable_problem(const Context& c, const std::string& path) {
   // A file bound by itself read-only is its own mount: read-only above. Otherwise the file, or
   // its directory (create, then rename over it), must not be writable.
   if (writable(path)) return path + " is writable";
-  if (writable(parent_of(path))) return path + " lies in the writable directory " + parent_of(path);
+  if (writable(parent_dir(path))) return path + " lies in the writable directory " + parent_dir(path);
   return "";
 }
 

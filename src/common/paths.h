@@ -10,4 +10,7 @@ namespace cordon {
 // trailing slash on `outer` ("/a/") matches nothing below it.
 bool path_within(const std::string& inner, const std::string& outer);
 
+// The directory holding an absolute path: "/a/b" -> "/a", "/a" -> "/".
+std::string parent_dir(const std::string& path);
+
 }  // namespace cordon

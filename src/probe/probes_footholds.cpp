@@ -121,8 +121,6 @@ void probe_workspace_footholds(const Context& ctx, Tally& t) {
               " (what the agent creates later is moved by the teardown audit)");
 }
 
-std::string parent_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
-
 bool on_tmpfs(const std::string& path) {
   struct statfs sf {};
   return ::statfs(path.c_str(), &sf) == 0 && sf.f_type == TMPFS_MAGIC;
@@ -135,8 +133,8 @@ void plant_in_control_entry(Tally& t, const std::string& path) {
     try_rename_away(t, what, path, "33");
   } else if (exists(path)) {
     try_append(t, what, path, "\n");
-    try_rename_over(t, what + " by rename", parent_of(path), path.substr(path.rfind('/') + 1), "\n", "33");
-  } else if (is_dir(parent_of(path)) && !on_tmpfs(parent_of(path))) {
+    try_rename_over(t, what + " by rename", parent_dir(path), path.substr(path.rfind('/') + 1), "\n", "33");
+  } else if (is_dir(parent_dir(path)) && !on_tmpfs(parent_dir(path))) {
     try_create(t, what + " (missing)", path);
   }
 }
@@ -159,7 +157,7 @@ void probe_agent_control(const Context& ctx, Tally& t) {
     UniqueFd fd(::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (fd.valid()) t.escaped("mapped executable " + file + " opened for writing (nothing written)");
     else t.blocked("mapped executable " + file + ": opening for writing " + errno_name(errno));
-    try_create(t, "replace mapped executable", parent_of(file) + "/" + unique_name("33"));
+    try_create(t, "replace mapped executable", parent_dir(file) + "/" + unique_name("33"));
   }
   if (mapped.truncated) t.inconclusive("the list of mapped executables is incomplete (a bound was reached)");
   if (t.empty()) t.blocked("no control entry and no mapped executable to attempt");

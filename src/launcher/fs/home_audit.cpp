@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
+#include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
 namespace {
@@ -155,10 +156,11 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
     }
     const std::vector<std::string> changed = changed_pointers(launch, control_key_values(doc, pointers));
     if (changed.empty()) continue;
-    const std::string dir = sessions_dir.substr(0, sessions_dir.rfind('/')) + "/quarantine/" + id;
+    const std::string quarantine = state_dir_of(sessions_dir) + "/quarantine";
+    const std::string dir = quarantine + "/" + id;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    ::chmod(dir.substr(0, dir.rfind('/')).c_str(), 0700);  // the session's file may hold MCP servers' tokens
+    ::chmod(quarantine.c_str(), 0700);  // the session's file may hold MCP servers' tokens
     ::chmod(dir.c_str(), 0700);
     const std::string kept = dir + path.substr(path.rfind('/'));
     UniqueFd out(::open(kept.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));

@@ -7,18 +7,18 @@
 
 #include "launcher/fs/agent_home.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
 
 std::string cache_store(const HostFacts& facts, const std::string& profile) {
-  const std::string sessions = sessions_dir(facts);
-  return sessions.substr(0, sessions.rfind('/')) + "/caches/" + profile;
+  return state_dir_of(sessions_dir(facts)) + "/caches/" + profile;
 }
 
 void make_home_caches(const Config& config, const std::string& profile, HostFacts& facts) {
   if (config.home_caches.empty()) return;
   const std::string store = cache_store(facts, profile);
-  const std::string state = store.substr(0, store.rfind("/caches/"));
+  const std::string state = state_dir_of(sessions_dir(facts));
   // The state directory is cordon's own (0700, like the records it holds); below it, nothing
   // is followed.
   std::error_code ec;

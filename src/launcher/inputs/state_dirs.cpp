@@ -28,6 +28,8 @@ std::string read_last_verify(const std::string& dir) {
   return text;
 }
 
+std::string state_dir_of(const std::string& sessions_dir) { return sessions_dir.substr(0, sessions_dir.rfind('/')); }
+
 std::string tool_versions_cache(const std::string& dir) { return dir + "/../tool-versions"; }
 
 }  // namespace cordon

@@ -14,6 +14,10 @@ namespace cordon {
 std::string sessions_dir(uid_t uid, const std::string& home, const std::string* xdg_state_home,
                          const std::string& workspace);
 
+// The directory holding the session records, where cordon keeps the rest of its state
+// (caches/, quarantine/): "/var/lib/cordon" for "/var/lib/cordon/sessions".
+std::string state_dir_of(const std::string& sessions_dir);
+
 // The outcome of the latest `cordon verify`, kept next to the session records.
 void record_last_verify(const std::string& sessions_dir, int battery_exit_code);
 std::string read_last_verify(const std::string& sessions_dir);

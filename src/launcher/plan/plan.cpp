@@ -6,6 +6,7 @@
 #include "common/paths.h"
 #include "launcher/fs/gitconfig.h"
 #include "launcher/fs/mounts.h"
+#include "launcher/inputs/state_dirs.h"
 #include "launcher/plan/dangerous_paths.h"
 
 namespace cordon {
@@ -101,7 +102,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
   const std::string sessions = sessions_dir(f);
-  const std::string state_dir = sessions.substr(0, sessions.rfind('/'));
+  const std::string state_dir = state_dir_of(sessions);
   const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.account_home, f.libexec_dir,
                                                                     f.launcher_dir, state_dir);
   if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
