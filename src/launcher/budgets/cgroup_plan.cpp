@@ -56,10 +56,19 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
   if (!chosen->writable) {
     p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen->version) + " directory " +
                 chosen->own_dir + " is not writable by uid " + std::to_string(uid);
-    p.fix = chosen->version == Version::V2 ? "start cordon in a cgroup delegated to this user (systemd-run --user "
-                                             "--scope -p Delegate=yes cordon run ...)"
-                                           : "launch as root, or start cordon in a " + controller +
-                                                 " cgroup the operator created and chowned to this user";
+    // Root that cannot write its own cgroup sits under a read-only cgroup mount (a container):
+    // "launch as root" would be no advice at all there.
+    if (uid == 0)
+      p.fix =
+          "the cgroup filesystem is read-only here (a container?): give the container the budget instead "
+          "(podman/docker run --memory, --pids-limit) and set limits." +
+          limit_key + " = 0 (or list it in limits.best_effort), or run the container with a writable cgroup namespace";
+    else if (chosen->version == Version::V2)
+      p.fix =
+          "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)";
+    else
+      p.fix = "launch as root, or start cordon in a " + controller +
+              " cgroup the operator created and chowned to this user";
     return p;
   }
   if (chosen->version == Version::V2 && !chosen->v2_root && !chosen->subtree_control.count(controller) &&

@@ -133,6 +133,11 @@ TEST(CgroupPlan, RefusesWithTheReasonAndAFix) {
   Placement pids = place_budget(found, "pids_max", 64, 1000);
   EXPECT_NE(pids.why_not.find("/sys/fs/cgroup/pids is not writable by uid 1000"), std::string::npos) << pids.why_not;
   EXPECT_NE(pids.fix.find("chowned"), std::string::npos);
+  // Root that cannot write its cgroup is in a container: "launch as root" is no advice there.
+  Placement in_container = place_budget(found, "pids_max", 64, 0);
+  EXPECT_EQ(in_container.fix.find("launch as root"), std::string::npos) << in_container.fix;
+  EXPECT_NE(in_container.fix.find("--pids-limit"), std::string::npos) << in_container.fix;
+  EXPECT_NE(in_container.fix.find("limits.pids_max = 0"), std::string::npos) << in_container.fix;
 
   auto unified = locate_hierarchies(kUnifiedCgroup, parse_mountinfo(kUnifiedMounts));
   unified[0].controllers = {"cpu"};
