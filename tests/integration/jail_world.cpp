@@ -191,6 +191,11 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
               "mount -t overlay overlay -o lowerdir=" + anchor + ",upperdir=" + overlay + "/upper,workdir=" + overlay +
               "/work " + anchor + "\nmkdir -p " + fixed.substr(0, fixed.rfind('/')) + "\ncp " + config + " " + fixed +
               "\nchmod 0644 " + fixed + "\n";
+    // Where /etc/cordon does not exist yet the overlay covers all of /etc, and with it the
+    // world's resolv.conf that `ip netns exec` bound there: bind the namespace's files again.
+    if (anchor == "/etc" || anchor == "/" || anchor.empty())
+      script += "for f in /etc/netns/" + (o.netns.empty() ? host_ns : o.netns) +
+                "/*; do [ -f \"$f\" ] && mount --bind \"$f\" \"/etc/${f##*/}\"; done\n";
     config_arg.clear();
   }
   script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env CORDON_TEST_STATE_DIR=" + state_dir + " " + o.env + " " + cordon +
