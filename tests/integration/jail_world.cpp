@@ -181,6 +181,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     script += "mount --bind " + dir + "/tun /dev/net/tun\n";
     user_prefix = std::string("runuser -u ") + kUser + " -- env HOME=/home/" + kUser + " ";
   }
+  const std::string ns = o.netns.empty() ? host_ns : o.netns;  // the world namespace the run enters
   std::string config_arg = " --config " + config;
   if (o.fixed_config) {
     const std::string fixed = build::kConfigPath;
@@ -194,7 +195,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     // Where /etc/cordon does not exist yet the overlay covers all of /etc, and with it the
     // world's resolv.conf that `ip netns exec` bound there: bind the namespace's files again.
     if (anchor == "/etc" || anchor == "/" || anchor.empty())
-      script += "for f in /etc/netns/" + (o.netns.empty() ? host_ns : o.netns) +
+      script += "for f in /etc/netns/" + ns +
                 "/*; do [ -f \"$f\" ] && mount --bind \"$f\" \"/etc/${f##*/}\"; done\n";
     config_arg.clear();
   }
@@ -203,7 +204,7 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
                                    : " run --workspace " + ws + " " + o.run_flags + " -- " + args) + "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);
-  return run_shell("ip netns exec " + (o.netns.empty() ? host_ns : o.netns) + " /bin/sh " + path, o.timeout_seconds);
+  return run_shell("ip netns exec " + ns + " /bin/sh " + path, o.timeout_seconds);
 }
 
 std::string NetWorld::leftover_temp_files() const {
