@@ -77,6 +77,13 @@ size_t kill_members(const std::string& dir) {
   return found;
 }
 
+// Waits (bounded) for `dir` to empty on its own. A crashed launcher's sandbox dies after it,
+// by the parent-death signal bwrap set, a few milliseconds later: those processes are exiting,
+// not left behind, and a sweep run right after the crash must not report them.
+void let_dying_members_leave(const std::string& dir, int max_ms) {
+  for (int waited = 0; waited < max_ms && !members(dir).empty(); ++waited) ::usleep(1000);
+}
+
 // rmdir, retried briefly: a cgroup whose last process just exited can still be busy.
 int remove_dir(const std::string& dir) {
   for (int attempt = 0; attempt < 200; ++attempt) {
@@ -324,6 +331,7 @@ CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, 
   for (const auto& parent : parent_dirs) {
     const std::string dir = parent + "/cordon-" + session_id;
     if (::access(dir.c_str(), F_OK) == 0) {
+      let_dying_members_leave(dir, 500);
       if (size_t left = kill_members(dir))
         report.problems.push_back(std::to_string(left) + " process(es) were still in " + dir + " (killed)");
       if (int err = remove_dir(dir)) report.problems.push_back(errno_text("removing the session cgroup " + dir, err));
