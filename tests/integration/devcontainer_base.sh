@@ -37,9 +37,18 @@ flock -w 1800 9 || { echo "devcontainer_base: $cache/lock held for 30 min" >&2; 
 if ! podman image exists "$image"; then
   if [ ! -s "$tar" ]; then
     echo "devcontainer_base: building $tar (mmdebstrap $suite, $(echo "$packages" | wc -l) packages)" >&2
-    rm -f "$tar.part"
-    mmdebstrap --quiet --variant="$variant" --format=tar --include="$(echo "$packages" | paste -sd,)" \
-      "$suite" "$tar.part" "$sources" >&2
+    # Up to three tries: a registry mirror's transient "apt download failed" (seen once in CI)
+    # must not fail the suite; a real fault (a missing package) fails all three the same way.
+    for try in 1 2 3; do
+      rm -f "$tar.part"
+      if mmdebstrap --quiet --variant="$variant" --format=tar --include="$(echo "$packages" | paste -sd,)" \
+        "$suite" "$tar.part" "$sources" >&2; then
+        break
+      fi
+      [ "$try" = 3 ] && { echo "devcontainer_base: mmdebstrap failed 3 times" >&2; exit 1; }
+      echo "devcontainer_base: mmdebstrap failed (try $try of 3); again in 15 s" >&2
+      sleep 15
+    done
     mv "$tar.part" "$tar"
   fi
   podman import --quiet --change 'CMD ["/bin/bash"]' "$tar" "$image" >/dev/null
