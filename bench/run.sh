@@ -20,8 +20,9 @@
 #      bench/terminal_pairs.cpp: both sides lead a session on a fresh pty; no target set,
 #      the ratio and the added microseconds are printed).
 #   8. the network modes: an offline and an allowlist launch against a jail-off one; the
-#      allowlist proxy's CONNECT throughput against a direct fetch (target >= 0.80) and the
-#      latency one small request adds (bench/proxy_throughput.sh, its own offline world).
+#      allowlist proxy's CONNECT throughput against a direct fetch, plain HTTP and HTTPS
+#      (target >= 0.80), and the latency one small request adds (bench/proxy_throughput.sh,
+#      its own offline world).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -47,7 +48,8 @@ labels=(
   "keystroke round trip through the relay"
   "offline adds"
   "allowlist adds"
-  "allowlist proxy throughput (CONNECT, 1 GiB)"
+  "allowlist proxy throughput (plain HTTP via CONNECT, 1 GiB)"
+  "allowlist proxy throughput (HTTPS via CONNECT, 1 GiB)"
   "one request through the proxy adds"
 )
 if [ "${1:-}" = "--labels" ]; then
@@ -190,8 +192,10 @@ line 15 "+$d ms (allowlist $a ms, jail-off $n ms)"
 if [ "$(id -u)" -eq 0 ]; then
   bench/proxy_throughput.sh "$build" 1024 5 > "$tmp/proxy.txt"
   line 16 "$(sed -n 's/^median direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"
-  line 17 "$(sed -n 's/^latency direct \(.*\) ms, CONNECT \(.*\) ms (\(.*\)), GET via proxy \(.*\) ms (\(.*\))$/\3 ms CONNECT, \5 ms GET (direct \1 ms, CONNECT \2 ms, GET \4 ms)/p' "$tmp/proxy.txt")"
+  line 17 "$(sed -n 's/^median https direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"
+  line 18 "$(sed -n 's/^latency direct \(.*\) ms, CONNECT \(.*\) ms (\(.*\)), GET via proxy \(.*\) ms (\(.*\))$/\3 ms CONNECT, \5 ms GET (direct \1 ms, CONNECT \2 ms, GET \4 ms)/p' "$tmp/proxy.txt")"
 else
   line 16 "skipped (needs root: its world is unshare -n -m)"
   line 17 "skipped"
+  line 18 "skipped"
 fi

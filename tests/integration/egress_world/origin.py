@@ -1,6 +1,8 @@
 # The origin of the egress-proxy world: serves DIR's files over HTTP/1.0 on each ADDR:PORT
 # given, plus /headers (the request's headers as the body) and /echo-body (POST: the body).
-import functools, http.server, sys, threading
+# A spec tls:ADDR:PORT:CERT:KEY serves the same over HTTPS with that certificate (the bench's
+# HTTPS line; the certificate comes from the bench's own CA).
+import functools, http.server, ssl, sys, threading
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
@@ -17,9 +19,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
     def copyfile(self, source, outputfile):
-        # sendfile(2): the origin must not be what limits the bench's throughput.
+        # The origin must not be what limits the bench's throughput: sendfile(2) for plain TCP;
+        # over TLS (no sendfile) 1 MiB writes, which OpenSSL cuts into full 16 KiB records.
         outputfile.flush()
-        self.request.sendfile(source)
+        if not isinstance(self.request, ssl.SSLSocket):
+            self.request.sendfile(source)
+            return
+        while True:
+            chunk = source.read(1 << 20)
+            if not chunk:
+                return
+            self.request.sendall(chunk)
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -31,9 +41,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 directory, ready = sys.argv[1], sys.argv[2]
 servers = []
 for spec in sys.argv[3:]:
-    host, port = spec.rsplit(":", 1)
+    tls = spec.startswith("tls:")
+    if tls:
+        _, host, port, cert, key = spec.split(":")
+    else:
+        host, port = spec.rsplit(":", 1)
     handler = functools.partial(Handler, directory=directory)
     server = http.server.ThreadingHTTPServer((host, int(port)), handler)
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     servers.append(server)
 for s in servers[1:]:

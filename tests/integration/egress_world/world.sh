@@ -7,7 +7,8 @@
 #   unshare -n -m /bin/sh world.sh DIR PROXY BODY
 #
 # World: lo up; 203.0.113.10/24 local (on a dummy device, or on lo where the kernel has no
-# dummy driver); origin.py serving HTTP on 203.0.113.10:8080 and 127.0.0.1:8081; names:
+# dummy driver); origin.py serving HTTP on 203.0.113.10:8080 and 127.0.0.1:8081 (and HTTPS on
+# 203.0.113.10:8443 where ORIGIN_TLS is set); names:
 #   allowed.test, other.test -> 203.0.113.10   rebind.test -> 10.1.2.3, 127.0.0.1
 #   mixed.test -> 10.1.2.3, 203.0.113.10     local.test -> 127.0.0.1
 # Any other name fails: the nameserver is 127.0.0.1:53 of this namespace, where nothing answers.
@@ -37,7 +38,9 @@ mount --bind "$D/resolv.conf" /etc/resolv.conf
 
 mkdir -p "$D/www"
 [ -f "$D/www/index.txt" ] || echo "hello from the origin" >"$D/www/index.txt"
-$PY "$HERE/origin.py" "$D/www" "$D/origin.ready" 203.0.113.10:8080 127.0.0.1:8081 >"$D/origin.log" 2>&1 &
+# ORIGIN_TLS=CERT:KEY (the bench) adds HTTPS on 203.0.113.10:8443 with that certificate.
+$PY "$HERE/origin.py" "$D/www" "$D/origin.ready" 203.0.113.10:8080 127.0.0.1:8081 \
+  ${ORIGIN_TLS:+"tls:203.0.113.10:8443:$ORIGIN_TLS"} >"$D/origin.log" 2>&1 &
 PIDS="$PIDS $!"
 for _ in $(seq 200); do [ -f "$D/origin.ready" ] && break; sleep 0.05; done
 [ -f "$D/origin.ready" ] || { echo "world: origin did not start"; cat "$D/origin.log"; exit 1; }
