@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/json_codec.h"
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -20,22 +21,16 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-class AgentControl : public ::testing::TestWithParam<Who> {
+class AgentControl : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-ctl-");
-    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-ctl-prefix-");
-    cordon_ = stage_install(prefix_->path());
+    stage("/tmp/cordon-ctl-", "/var/tmp/cordon-ctl-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
     home_ = base_->path() + "/home";
     env_ = env_with_other_home(who_, home_);
     workspace_ = home_ + "/src/app";
     fs::create_directories(workspace_);
     chown_tree(home_, who_.uid, who_.gid);
-    config_ = base_->path() + "/cordon.toml";
     write_file(config_, "[network]\nmode = \"offline\"\n");
   }
 
@@ -51,9 +46,7 @@ class AgentControl : public ::testing::TestWithParam<Who> {
   }
   std::string libexec(const std::string& name) const { return prefix_->path() + "/libexec/cordon/" + name; }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, prefix_;
-  std::string cordon_, home_, workspace_, config_;
+  std::string home_;
   std::map<std::string, std::string> env_;
 };
 

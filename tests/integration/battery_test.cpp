@@ -27,6 +27,7 @@
 #include "common/intent.h"
 #include "common/json_codec.h"
 #include "cgroup_scope.h"
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -157,23 +158,16 @@ std::set<std::string> with(std::set<std::string> base, std::initializer_list<std
   return base;
 }
 
-class Battery : public ::testing::TestWithParam<Who> {
+class Battery : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-bt-");
+    stage("/tmp/cordon-bt-");
+    if (IsSkipped() || HasFatalFailure()) return;
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-bt-");
-    cordon_ = stage_install(base_->path() + "/prefix");
     battery_ = base_->path() + "/prefix/libexec/cordon/cordon-battery";
     ASSERT_TRUE(path_exists(battery_)) << "cordon-battery was not built";
-    config_ = base_->path() + "/cordon.toml";
     write_file(config_, kNoJail);
-    workspace_ = base_->path() + "/ws";
-    fs::create_directories(workspace_);
-    chown_tree(workspace_, who_.uid, who_.gid);
+    make_workspace();
     chown_tree(outside_->path(), who_.uid, who_.gid);
     tag_ = std::to_string(::getpid());
   }
@@ -228,9 +222,8 @@ class Battery : public ::testing::TestWithParam<Who> {
 
   bool root() const { return GetParam() == Who::Root; }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, outside_;
-  std::string cordon_, battery_, config_, workspace_, tag_;
+  std::unique_ptr<TempDir> outside_;
+  std::string battery_, tag_;
 };
 
 // ---- The full sandbox -------------------------------------------------------------------

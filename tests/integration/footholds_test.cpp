@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/json_codec.h"
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -20,28 +21,20 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-class Footholds : public ::testing::TestWithParam<Who> {
+class Footholds : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-fh-");
+    stage("/tmp/cordon-fh-", "/var/tmp/cordon-fh-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-fh-");
-    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-fh-prefix-");
-    cordon_ = stage_install(prefix_->path());
-    workspace_ = base_->path() + "/ws";
     remote_ = outside_->path() + "/remote.git";
     marker_ = outside_->path() + "/planted-code-ran";
-    config_ = base_->path() + "/cordon.toml";
     write_file(config_,
                "[network]\negress_jail = false\n[git]\nname = \"Agent\"\nemail = \"agent@example.invalid\"\n"
                "[filesystem]\nwritable = [\"" +
                    remote_ + "\"]\n");
-    fs::create_directories(workspace_);
+    make_workspace();
     fs::create_directories(remote_);
-    chown_tree(workspace_, who_.uid, who_.gid);
     chown_tree(outside_->path(), who_.uid, who_.gid);
   }
 
@@ -123,9 +116,8 @@ class Footholds : public ::testing::TestWithParam<Who> {
     return lines.size() >= 2 ? lines[1]["receipt"] : Json();
   }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, outside_, prefix_;
-  std::string cordon_, workspace_, remote_, marker_, config_;
+  std::unique_ptr<TempDir> outside_;
+  std::string remote_, marker_;
 };
 
 TEST_P(Footholds, GitStillWorksInsideButItsConfigIsReadOnly) {

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/json_codec.h"
 #include "common/text.h"
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -23,25 +24,17 @@ namespace {
 
 
 
-class Launcher : public ::testing::TestWithParam<Who> {
+class Launcher : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-it-");
+    // The install outside /tmp, which is a tmpfs inside the sandbox, so `cordon status` runs in there.
+    stage("/tmp/cordon-it-", "/var/tmp/cordon-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-it-");
-    // Outside /tmp, which is a tmpfs inside the sandbox, so `cordon status` can run in there.
-    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
-    cordon_ = stage_install(prefix_->path());
-    config_ = base_->path() + "/cordon.toml";
     // The staged cordon lives outside the system view (a real install is in /usr/local/bin):
     // added read-only so `cordon status` runs inside.
     write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + prefix_->path() + "\"]\n");
-    workspace_ = base_->path() + "/ws";
-    fs::create_directories(workspace_);
-    chown_tree(workspace_, who_.uid, who_.gid);
+    make_workspace();
     chown_tree(outside_->path(), who_.uid, who_.gid);
     // A credential canary in the real home, which the sandbox must not see.
     canary_ = who_.home + "/.ssh/cordon-canary-" + std::to_string(::getpid());
@@ -67,9 +60,8 @@ class Launcher : public ::testing::TestWithParam<Who> {
 
   RunResult sh(const std::string& script, RunOptions o = {}) { return sandbox({"/bin/sh", "-c", script}, o); }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, outside_, prefix_;
-  std::string cordon_, config_, workspace_, canary_;
+  std::unique_ptr<TempDir> outside_;
+  std::string canary_;
 };
 
 // Every launch sweeps crashed sessions first. Concurrent launches must never take each

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -13,20 +14,13 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-class Manifest : public ::testing::TestWithParam<Who> {
+class Manifest : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-manifest-");
-    cordon_ = stage_install(base_->path() + "/prefix");
-    config_ = base_->path() + "/cordon.toml";
+    stage("/tmp/cordon-manifest-");
+    if (IsSkipped() || HasFatalFailure()) return;
     write_file(config_, "[network]\negress_jail = false\n");
-    workspace_ = base_->path() + "/ws";
-    fs::create_directories(workspace_);
-    chown_tree(workspace_, who_.uid, who_.gid);
+    make_workspace();
     dir_ = sessions_dir_of(who_);
   }
 
@@ -42,9 +36,7 @@ class Manifest : public ::testing::TestWithParam<Who> {
     return run(argv, o);
   }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_;
-  std::string cordon_, config_, workspace_, dir_;
+  std::string dir_;
 };
 
 TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {

@@ -31,6 +31,7 @@
 #include "jail_world.h"
 #include "cgroup_scope.h"
 #include "common/json_codec.h"
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -182,25 +183,19 @@ std::set<std::string> markers_in(const std::string& dir) {
   return out;
 }
 
-class Probe : public ::testing::TestWithParam<Who> {
+class Probe : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "probe tests need root (test user, planted sockets, file capabilities)";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
+    // Root also plants the host sockets and sets the file capabilities some probes meet.
+    stage("/tmp/cordon-pt-");
+    if (IsSkipped() || HasFatalFailure()) return;
     tag_ = std::to_string(::getpid());
-    base_ = std::make_unique<TempDir>("/tmp/cordon-pt-");
     outside_ = std::make_unique<TempDir>("/var/tmp/cordon-pt-");
     home_dir_ = std::make_unique<TempDir>("/var/tmp/cordon-pth-");
-    cordon_ = stage_install(base_->path() + "/prefix");
     probe_ = base_->path() + "/prefix/libexec/cordon/cordon-probe";
     ASSERT_TRUE(path_exists(probe_)) << "cordon-probe was not built";
-    config_ = base_->path() + "/cordon.toml";
     write_file(config_, "[network]\negress_jail = false\n");
-    ws_ = base_->path() + "/ws";
-    fs::create_directories(ws_);
-    chown_tree(ws_, who_.uid, who_.gid);
+    make_workspace();
     chown_tree(outside_->path(), who_.uid, who_.gid);
     // A home of the test's own (so no real home is read or written), with a credential canary.
     home_ = home_dir_->path();
@@ -238,7 +233,7 @@ class Probe : public ::testing::TestWithParam<Who> {
 
   std::vector<std::string> cordon_argv(const std::vector<std::string>& weaken, const std::vector<std::string>& args,
                                        const std::string& config = "") const {
-    std::vector<std::string> argv = {cordon_, "--config", config.empty() ? config_ : config, "run", "--workspace", ws_};
+    std::vector<std::string> argv = {cordon_, "--config", config.empty() ? config_ : config, "run", "--workspace", workspace_};
     for (const auto& w : weaken) argv.insert(argv.end(), {"--test-weaken", w});
     argv.push_back("--");
     argv.push_back(probe_);
@@ -250,7 +245,7 @@ class Probe : public ::testing::TestWithParam<Who> {
                      const std::string& config = "") const {
     if (o.env.empty()) o.env = env();
     o.as = who_;
-    o.cwd = ws_;
+    o.cwd = workspace_;
     return parse_probe(run(cordon_argv(weaken, args, config), o));
   }
 
@@ -271,7 +266,7 @@ class Probe : public ::testing::TestWithParam<Who> {
     argv.insert(argv.end(), args.begin(), args.end());
     if (o.env.empty()) o.env = env();
     o.as = who_;
-    o.cwd = ws_;
+    o.cwd = workspace_;
     return parse_probe(run(argv, o));
   }
 
@@ -323,7 +318,7 @@ class Probe : public ::testing::TestWithParam<Who> {
 
   // A copy of echo with cap_net_raw+ep in the workspace: the setcap a host admin could do.
   std::string plant_filecap_binary() const {
-    const std::string path = ws_ + "/capecho-" + tag_;
+    const std::string path = workspace_ + "/capecho-" + tag_;
     fs::copy_file("/usr/bin/echo", path, fs::copy_options::overwrite_existing);
     ::chmod(path.c_str(), 0755);
     RunOptions o;
@@ -335,10 +330,9 @@ class Probe : public ::testing::TestWithParam<Who> {
 
   bool root() const { return GetParam() == Who::Root; }
 
-  Identity who_;
   std::string tag_;
-  std::unique_ptr<TempDir> base_, outside_, home_dir_;
-  std::string cordon_, probe_, config_, ws_, home_, home_canary_, other_, project_canary_;
+  std::unique_ptr<TempDir> outside_, home_dir_;
+  std::string probe_, home_, home_canary_, other_, project_canary_;
   pid_t target_ = -1;
   std::string target_arg_;
 };
@@ -389,7 +383,7 @@ TEST_P(Probe, ListUsageSelftestAndResultLines) {
   RunOptions jo;
   jo.env = env();
   jo.as = who_;
-  jo.cwd = ws_;
+  jo.cwd = workspace_;
   RunResult json = run(cordon_argv({}, {"--json", "--only", "44", "--checks-passed", "3"}), jo);
   EXPECT_EQ(json.exit_code, 0) << json.out << json.err;
   Json report = Json::parse(json.out);  // strict
@@ -456,7 +450,7 @@ TEST_P(Probe, FullSandboxNothingEscapes) {
   RunOptions o;
   o.env = env({{"GH_TOKEN", "ghp_planted" + tag_}, {"SSH_AUTH_SOCK", "/tmp/ssh-cordonpt" + tag_ + "/agent." + tag_}});
   o.as = who_;
-  o.cwd = ws_;
+  o.cwd = workspace_;
   ProbeRun r = parse_probe(run(argv, o));
   ASSERT_GE(r.verdict.size(), 30u) << r.dump();
 
@@ -477,7 +471,7 @@ TEST_P(Probe, FullSandboxNothingEscapes) {
   // No secret value in the output; nothing left behind.
   for (const std::string& secret : {"home-canary-" + tag_, "project-canary-" + tag_, "target-" + tag_, "ghp_planted" + tag_})
     EXPECT_EQ(r.raw.out.find(secret), std::string::npos) << secret;
-  EXPECT_EQ(markers_in(ws_), std::set<std::string>{});
+  EXPECT_EQ(markers_in(workspace_), std::set<std::string>{});
   EXPECT_EQ(markers_in(outside_->path()), std::set<std::string>{});
   EXPECT_EQ(markers_in("/var/tmp"), var_tmp_before);
   EXPECT_EQ(markers_in("/etc"), etc_before);
@@ -557,7 +551,7 @@ TEST_P(Probe, SessionCgroupCannotBeRaisedOrLeftAndControl) {
   auto launch = [&](const std::vector<std::string>& weaken) {
     RunOptions o;
     o.env = env();
-    o.cwd = ws_;
+    o.cwd = workspace_;
     return parse_probe(run(scope.wrap(cordon_argv(weaken, {"--only", "47"}, config), who_), o));
   };
   ProbeRun held = launch({});
@@ -665,7 +659,7 @@ TEST_P(Probe, ControlOutsideTheSandbox) {
   EXPECT_NE(r.r("41").find("capecho-" + tag_), std::string::npos) << r.r("41");
   for (const std::string& secret : {"home-canary-" + tag_, "project-canary-" + tag_, "target-" + tag_})
     EXPECT_EQ(r.raw.out.find(secret), std::string::npos) << secret;
-  EXPECT_EQ(markers_in(ws_), std::set<std::string>{});
+  EXPECT_EQ(markers_in(workspace_), std::set<std::string>{});
   EXPECT_EQ(markers_in(other_), std::set<std::string>{});
 
   // 90: a variable the parent holds and this process was started without.

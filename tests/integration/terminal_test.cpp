@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace cordon::testing {
@@ -139,21 +140,13 @@ int processes_named_on(const std::string& comm, const std::string& device) {
   return count;
 }
 
-class Terminal : public ::testing::TestWithParam<Who> {
+class Terminal : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/tmp/cordon-tt-");
-    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
-    cordon_ = stage_install(prefix_->path());
-    config_ = base_->path() + "/cordon.toml";
+    stage("/tmp/cordon-tt-", "/var/tmp/cordon-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
     write_file(config_, "[network]\negress_jail = false\n");
-    workspace_ = base_->path() + "/ws";
-    fs::create_directories(workspace_);
-    chown_tree(workspace_, who_.uid, who_.gid);
+    make_workspace();
   }
 
   std::vector<std::string> cordon_run(const std::vector<std::string>& command,
@@ -183,9 +176,6 @@ class Terminal : public ::testing::TestWithParam<Who> {
     return lines.size() == 2 ? lines[1]["receipt"] : Json();
   }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, prefix_;
-  std::string cordon_, config_, workspace_;
 };
 
 // What a hostile command prints: text around one sequence of each class the filter drops

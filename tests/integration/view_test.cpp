@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "launch_fixture.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -14,17 +15,11 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-class View : public ::testing::TestWithParam<Who> {
+class View : public LaunchFixture {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "integration tests need root to create the test user";
-    auto who = identity_for(GetParam());
-    ASSERT_TRUE(who) << "could not create the unprivileged test user";
-    who_ = *who;
-    base_ = std::make_unique<TempDir>("/var/tmp/cordon-view-");
-    prefix_ = std::make_unique<TempDir>("/var/tmp/cordon-prefix-");
-    cordon_ = stage_install(prefix_->path());
-    config_ = base_->path() + "/cordon.toml";
+    stage("/var/tmp/cordon-view-", "/var/tmp/cordon-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
     write_config("");
     workspace_ = base_->path() + "/ws";
     fs::create_directories(workspace_);
@@ -70,9 +65,6 @@ class View : public ::testing::TestWithParam<Who> {
     return run(argv, o);
   }
 
-  Identity who_;
-  std::unique_ptr<TempDir> base_, prefix_;
-  std::string cordon_, config_, workspace_;
   std::string srv_secret_, opt_secret_, etc_private_, etc_private_dir_;
 };
 
