@@ -57,17 +57,23 @@ report() {
 }
 report "" direct proxied
 report "https " tls-direct tls-proxied
-# Latency of one small request, alternating: direct, through the CONNECT tunnel (what an HTTPS
-# request pays: the TLS handshake itself is the same on both sides), and absolute-form GET.
-small() { curl -s --max-time 10 -o /dev/null -w '%{time_total}\n' "\$@" http://allowed.test:8080/index.txt; }
-: >\$D/l-direct; : >\$D/l-connect; : >\$D/l-get
+# Latency of one small request, alternating: direct, through the CONNECT tunnel, and
+# absolute-form GET over plain HTTP; and one whole HTTPS request (a fresh curl: TCP, CONNECT,
+# the TLS handshake, the GET) direct and through the proxy.
+small() { curl -s --max-time 10 -o /dev/null -w '%{time_total}\n' "\$@"; }
+plain_small=http://allowed.test:8080/index.txt
+tls_small="--cacert \$D/ca.pem https://allowed.test:8443/index.txt"
+: >\$D/l-direct; : >\$D/l-connect; : >\$D/l-get; : >\$D/l-tls-direct; : >\$D/l-tls-proxied
 for i in \$(seq $LATENCY_RUNS); do
-  small --noproxy '*' >>\$D/l-direct
-  small --noproxy '' --proxy http://127.0.0.1:\$PORT -p >>\$D/l-connect
-  small --noproxy '' --proxy http://127.0.0.1:\$PORT >>\$D/l-get
+  small --noproxy '*' \$plain_small >>\$D/l-direct
+  small --noproxy '' --proxy http://127.0.0.1:\$PORT -p \$plain_small >>\$D/l-connect
+  small --noproxy '' --proxy http://127.0.0.1:\$PORT \$plain_small >>\$D/l-get
+  small --noproxy '*' \$tls_small >>\$D/l-tls-direct
+  small --noproxy '' --proxy http://127.0.0.1:\$PORT \$tls_small >>\$D/l-tls-proxied
 done
 ld=\$(median <\$D/l-direct); lc=\$(median <\$D/l-connect); lg=\$(median <\$D/l-get)
 awk -v d="\$ld" -v c="\$lc" -v g="\$lg" 'BEGIN { printf "latency direct %.2f ms, CONNECT %.2f ms (%+.2f), GET via proxy %.2f ms (%+.2f)\n", d * 1e3, c * 1e3, (c - d) * 1e3, g * 1e3, (g - d) * 1e3 }'
+awk -v d="\$(median <\$D/l-tls-direct)" -v p="\$(median <\$D/l-tls-proxied)" 'BEGIN { printf "latency https direct %.2f ms, via proxy %.2f ms (%+.2f)\n", d * 1e3, p * 1e3, (p - d) * 1e3 }'
 BODY
 ORIGIN_TLS="$D/site.pem:$D/site.key" \
   unshare -n -m /bin/sh "$ROOT/tests/integration/egress_world/world.sh" "$D" "$PROXY" "$D/body.sh"

@@ -21,8 +21,8 @@
 #      the ratio and the added microseconds are printed).
 #   8. the network modes: an offline and an allowlist launch against a jail-off one; the
 #      allowlist proxy's CONNECT throughput against a direct fetch, plain HTTP and HTTPS
-#      (target >= 0.80), and the latency one small request adds (bench/proxy_throughput.sh,
-#      its own offline world).
+#      (target >= 0.80), and the latency one small request adds, plain and HTTPS
+#      (bench/proxy_throughput.sh, its own offline world).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -51,6 +51,7 @@ labels=(
   "allowlist proxy throughput (plain HTTP via CONNECT, 1 GiB)"
   "allowlist proxy throughput (HTTPS via CONNECT, 1 GiB)"
   "one request through the proxy adds"
+  "one HTTPS request through the proxy adds"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
@@ -194,8 +195,10 @@ if [ "$(id -u)" -eq 0 ]; then
   line 16 "$(sed -n 's/^median direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"
   line 17 "$(sed -n 's/^median https direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"
   line 18 "$(sed -n 's/^latency direct \(.*\) ms, CONNECT \(.*\) ms (\(.*\)), GET via proxy \(.*\) ms (\(.*\))$/\3 ms CONNECT, \5 ms GET (direct \1 ms, CONNECT \2 ms, GET \4 ms)/p' "$tmp/proxy.txt")"
+  line 19 "$(sed -n 's/^latency https direct \(.*\) ms, via proxy \(.*\) ms (\(.*\))$/\3 ms (a fresh curl with its TLS handshake: direct \1 ms, via proxy \2 ms)/p' "$tmp/proxy.txt")"
 else
   line 16 "skipped (needs root: its world is unshare -n -m)"
   line 17 "skipped"
   line 18 "skipped"
+  line 19 "skipped"
 fi
