@@ -37,16 +37,19 @@ flock -w 1800 9 || { echo "devcontainer_base: $cache/lock held for 30 min" >&2; 
 if ! podman image exists "$image"; then
   if [ ! -s "$tar" ]; then
     echo "devcontainer_base: building $tar (mmdebstrap $suite, $(echo "$packages" | wc -l) packages)" >&2
-    # Up to three tries: a registry mirror's transient "apt download failed" (seen once in CI)
-    # must not fail the suite; a real fault (a missing package) fails all three the same way.
+    # Up to three tries: a registry mirror's transient "apt download failed" must not fail the
+    # suite; a real fault (a missing package) fails all three the same way. The retries run
+    # with apt's own output, so a lasting failure shows its cause (--quiet hides it).
+    quiet=--quiet
     for try in 1 2 3; do
       rm -f "$tar.part"
-      if mmdebstrap --quiet --variant="$variant" --format=tar --include="$(echo "$packages" | paste -sd,)" \
+      if mmdebstrap $quiet --variant="$variant" --format=tar --include="$(echo "$packages" | paste -sd,)" \
         "$suite" "$tar.part" "$sources" >&2; then
         break
       fi
       [ "$try" = 3 ] && { echo "devcontainer_base: mmdebstrap failed 3 times" >&2; exit 1; }
-      echo "devcontainer_base: mmdebstrap failed (try $try of 3); again in 15 s" >&2
+      echo "devcontainer_base: mmdebstrap failed (try $try of 3); again in 15 s, with apt's output" >&2
+      quiet=
       sleep 15
     done
     mv "$tar.part" "$tar"
