@@ -37,9 +37,9 @@ flock -w 1800 9 || { echo "devcontainer_base: $cache/lock held for 30 min" >&2; 
 if ! podman image exists "$image"; then
   if [ ! -s "$tar" ]; then
     echo "devcontainer_base: building $tar (mmdebstrap $suite, $(echo "$packages" | wc -l) packages)" >&2
-    # Up to three tries: a registry mirror's transient "apt download failed" must not fail the
-    # suite; a real fault (a missing package) fails all three the same way. The retries run
-    # with apt's own output, so a lasting failure shows its cause (--quiet hides it).
+    # Up to three tries against a transient "apt download failed". On a machine without this
+    # cache it has failed all three inside ctest while the same script by hand succeeded (cause
+    # not found yet), so the retries run with apt's own output (--quiet hides the cause).
     quiet=--quiet
     for try in 1 2 3; do
       rm -f "$tar.part"
