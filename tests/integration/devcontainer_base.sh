@@ -37,9 +37,10 @@ flock -w 1800 9 || { echo "devcontainer_base: $cache/lock held for 30 min" >&2; 
 if ! podman image exists "$image"; then
   if [ ! -s "$tar" ]; then
     echo "devcontainer_base: building $tar (mmdebstrap $suite, $(echo "$packages" | wc -l) packages)" >&2
-    # Up to three tries against a transient "apt download failed". On a machine without this
-    # cache it has failed all three inside ctest while the same script by hand succeeded (cause
-    # not found yet), so the retries run with apt's own output (--quiet hides the cause).
+    # Up to three tries against a transient mirror fault; the later tries run with apt's own
+    # output (--quiet hides the cause). Run with fds 0-2 only (the test harness closes the
+    # rest): mmdebstrap hands apt a pipe as `cat >&N`, and dash takes one-digit N only, so a
+    # crowded fd table (ctest's log, a leaked fd) failed every try with "Bad fd number".
     quiet=--quiet
     for try in 1 2 3; do
       rm -f "$tar.part"

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,8 +84,12 @@ CommandResult run_shell(const std::string& command, int timeout_seconds) {
   if (pid == 0) {
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
-    int null_fd = ::open("/dev/null", O_RDONLY);
+    int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     ::dup2(null_fd, 0);
+    // Only 0-2 reach the shell: ctest leaves its log open on fd 3 (and more), and a command
+    // that counts on low fd numbers breaks on a crowded table. mmdebstrap did: its pipe to apt
+    // landed on fd 11 and dash's `cat >&11` accepts one-digit fds only ("Bad fd number").
+    ::syscall(SYS_close_range, 3U, ~0U, 0U);
     std::string limit = std::to_string(timeout_seconds);
     ::execl("/usr/bin/timeout", "timeout", "-k", "5", limit.c_str(), "/bin/sh", "-c", command.c_str(),
             static_cast<char*>(nullptr));
