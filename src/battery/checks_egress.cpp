@@ -27,11 +27,6 @@ constexpr int kAnswerWaitMs = 1500;
 // Outside every blocked range and never routed on the internet (TEST-NET-1), and a public one.
 constexpr const char* kDirectSamples[] = {"192.0.2.1", "1.1.1.1", "10.0.0.1"};
 
-uint32_t address(const std::string& text) {
-  std::string problem;
-  return parse_ipv4_address(text, &problem).value_or(0);
-}
-
 std::vector<std::string> non_loopback_links(netlink::Socket& nl) {
   std::vector<std::string> out;
   for (const auto& l : nl.links())
@@ -42,7 +37,7 @@ std::vector<std::string> non_loopback_links(netlink::Socket& nl) {
 // A TCP connect that may only be tried once the kernel has said there is no route for it:
 // it then fails locally, before any packet, and the errno is the evidence.
 std::string direct_connect_problem(netlink::Socket& nl, const std::string& target) {
-  netlink::Lookup route = nl.lookup(address(target));
+  netlink::Lookup route = nl.lookup(ipv4_or_zero(target));
   if (route.type == RTN_UNICAST) return target + " has a forwarding route";
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   sockaddr_in to{};
@@ -57,7 +52,7 @@ std::string direct_connect_problem(netlink::Socket& nl, const std::string& targe
 // A DNS query for a name only this check knows: on loopback it is sent (nothing leaves the
 // namespace); elsewhere only when no route exists, so it fails locally.
 std::string resolver_problem(netlink::Socket& nl, const std::string& server) {
-  const uint32_t a = address(server);
+  const uint32_t a = ipv4_or_zero(server);
   if (a == 0) return "";  // an IPv6 nameserver: there is no IPv6 route here at all (check 20 / probe 10)
   const bool loopback = (a >> 24) == 127;
   if (!loopback && nl.lookup(a).type == RTN_UNICAST) return "resolver " + server + " has a forwarding route";

@@ -24,8 +24,6 @@ namespace {
 
 using Prefix = Ipv4Prefix;
 
-uint32_t address(const char* text) { return *parse_ipv4_address(text, nullptr); }
-
 std::vector<Prefix> parse_all(const std::vector<std::string>& texts) {
   std::vector<Prefix> out;
   for (const auto& t : texts)
@@ -148,7 +146,7 @@ namespace {
 std::vector<uint32_t> private_samples(const NetState& s) {
   std::vector<uint32_t> samples;
   for (const char* a : {"10.1.2.3", "172.16.5.5", "192.168.7.7", "100.64.1.1", "169.254.169.254"})
-    samples.push_back(address(a));
+    samples.push_back(ipv4_or_zero(a));
   for (const auto& p : fixed_blackholes())
     if (p.length == 32) samples.push_back(p.address);  // single hosts (Azure's wireserver): the address itself
   for (const auto& subnet : s.connected)
@@ -206,7 +204,7 @@ Outcome check_jail_behaviour(const Context& c) {
   }
   if (!leaks.empty()) return fail("private destinations get a forwarding route: " + join_some(leaks, 6));
 
-  const uint32_t kPublic = address("1.1.1.1");
+  const uint32_t kPublic = ipv4_or_zero("1.1.1.1");
   netlink::Lookup pub = nl.lookup(kPublic);
   if (!c.session && !s.default_route && !forwarding(pub))
     return pass(std::string(kNoSession) + ": " + std::to_string(samples.size()) +

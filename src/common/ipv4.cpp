@@ -27,6 +27,8 @@ std::optional<uint32_t> parse_ipv4_address(const std::string& text, std::string*
   return ntohl(addr.s_addr);
 }
 
+uint32_t ipv4_or_zero(const std::string& text) { return parse_ipv4_address(text, nullptr).value_or(0); }
+
 std::optional<Ipv4Prefix> parse_ipv4_cidr(const std::string& text, std::string* problem) {
   auto slash = text.find('/');
   auto address = parse_ipv4_address(text.substr(0, slash), problem);

@@ -24,6 +24,10 @@ Ipv4Prefix ipv4_subnet_of(uint32_t host_order_address, int length);
 // "a.b.c.d" -> host-order address; nullopt with *problem set on error.
 std::optional<uint32_t> parse_ipv4_address(const std::string& text, std::string* problem);
 
+// "a.b.c.d" -> host-order address; 0.0.0.0 when `text` is not one. For checks, where a missing
+// or malformed address must read as "no address" (0 is never a destination), not stop them.
+uint32_t ipv4_or_zero(const std::string& text);
+
 // "a.b.c.d" (a /32) or "a.b.c.d/len" with host bits zero.
 std::optional<Ipv4Prefix> parse_ipv4_cidr(const std::string& text, std::string* problem);
 

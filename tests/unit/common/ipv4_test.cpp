@@ -29,6 +29,13 @@ TEST(Ipv4, RejectsMalformedAddresses) {
   }
 }
 
+TEST(Ipv4, OrZeroReadsAMalformedAddressAsNone) {
+  EXPECT_EQ(ipv4_or_zero("10.1.2.3"), 0x0a010203u);
+  EXPECT_EQ(ipv4_or_zero(""), 0u);
+  EXPECT_EQ(ipv4_or_zero("10.1.2"), 0u);
+  EXPECT_EQ(ipv4_or_zero("10.1.2.3/8"), 0u);
+}
+
 TEST(Ipv4, ParsesPrefixes) {
   EXPECT_EQ(cidr("10.0.0.0/8"), (Ipv4Prefix{0x0A000000u, 8}));
   EXPECT_EQ(cidr("1.2.3.4"), (Ipv4Prefix{0x01020304u, 32}));
