@@ -92,7 +92,12 @@ std::string build_images(const std::string& dockerfile, const std::string& conte
   auto start = std::chrono::steady_clock::now();
   CommandResult base = run_shell(kSource + "/tests/integration/devcontainer_base.sh " + dockerfile, 1800);
   if (base.status != 0) return "base image: " + base.output;
-  std::string base_image = base.output.substr(0, base.output.find('\n'));
+  // The image's name is the script's last line; its progress (stderr, merged) comes before.
+  const std::string& out = base.output;
+  size_t end = out.find_last_not_of('\n');
+  std::string base_image = end == std::string::npos ? "" : out.substr(0, end + 1);
+  base_image = base_image.substr(base_image.rfind('\n') + 1);
+  if (base_image.rfind("localhost/cordon-devc-base:", 0) != 0) return "base image: no image name in: " + out;
   std::printf("[devcontainer] base image %s ready in %.1f s\n", base_image.c_str(), seconds_since(start));
 
   // --network=none: the base holds every package, so the Dockerfile's apt-get step installs
