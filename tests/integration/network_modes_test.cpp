@@ -61,8 +61,10 @@ class NetworkModes : public ::testing::Test {
   }
 
   // HTTP and HTTPS on the "internet" (198.18.0.10:8000 and :8443, in the router namespace),
-  // serving hello.txt and a bare git repository; the HTTPS certificate is for internet.test,
-  // from a CA made here, whose certificate both workspaces hold as ca.pem.
+  // serving hello.txt, the package files and, under /git/, a bare git repository over git's
+  // smart HTTP protocol (clone and push; it is outside the static root, so git's older "dumb"
+  // protocol cannot serve it); the HTTPS certificate is for internet.test, from a CA made
+  // here, whose certificate both workspaces hold as ca.pem.
   static std::string start_web_servers() {
     const std::string d = world->dir + "/web";
     const std::string script =
@@ -75,14 +77,14 @@ class NetworkModes : public ::testing::Test {
         "-out site.pem 2>/dev/null\n"
         "echo 'hello internet' > root/hello.txt\n"
         "git init -q src && git -C src -c user.name=t -c user.email=t@t commit -q --allow-empty -m 'world commit'\n"
-        "git clone -q --bare src root/repo.git && git -C root/repo.git update-server-info\n"
+        "mkdir -p git && git clone -q --bare src git/smart.git\n"
         // A package index for pip (a wheel made by hand: no build backend, no network) and an
         // npm tarball, both served from the same origin.
         "mkdir -p root/simple/demo-pkg npmpkg && /usr/bin/python3 " + CORDON_SOURCE_DIR +
         "/tests/integration/world_packages.py root/simple/demo-pkg npmpkg\n"
         "(cd npmpkg && npm pack --silent >/dev/null 2>&1 && mv demo-1.0.0.tgz ../root/) || true\n"
         "ip netns exec " + world->router_ns + " timeout 900 /usr/bin/python3 " + CORDON_SOURCE_DIR +
-        "/tests/integration/world_servers.py 198.18.0.10 " + d + "/root site.pem site.key " + d +
+        "/tests/integration/world_servers.py 198.18.0.10 " + d + "/root " + d + "/git site.pem site.key " + d +
         "/ready >web.log 2>&1 &\necho $! > " + world->dir + "/web.pid\n"
         "i=0; while [ ! -s ready ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\n"
         "test -s ready || { cat web.log; exit 1; }\n";
@@ -234,24 +236,35 @@ TEST_F(NetworkModes, AllowlistVerifyDeepPassesAndEachWeakeningIsSeen) {
 }
 
 // Real clients through the proxy: curl over HTTPS (end to end through CONNECT, trusting the
-// world's CA), git clone over HTTP; the jail's own resolver path is not involved.
+// world's CA), git clone and push over smart HTTP (POST bodies through the absolute-form
+// path); the jail's own resolver path is not involved.
 TEST_F(NetworkModes, AllowlistCarriesHttpsAndGit) {
   const char* script =
       "curl -sS -m 10 --cacert ca.pem https://internet.test:8443/hello.txt\n"
-      "rm -rf clone && git clone -q http://internet.test:8000/repo.git clone && git -C clone log --format=%s\n"
+      "rm -rf clone && git clone -q http://internet.test:8000/git/smart.git clone && git -C clone log --format=%s\n"
+      "git -C clone -c user.name=a -c user.email=a@a commit -q --allow-empty -m \"agent commit $1\"\n"
+      "git -C clone push -q origin HEAD:refs/heads/agent-$1 && echo pushed\n"
       "curl -sS -m 10 --cacert ca.pem -o /dev/null -w 'unlisted %{http_code}\\n' https://lan.test:8443/ || true\n";
   for (As who : {As::Root, As::User}) {
     world->put_in_workspaces("clients.sh", script);
     clear_records(who);
-    CommandResult run = world->cordon_run(config("allowlist"), "/bin/sh clients.sh", as(who));
+    const std::string branch = who == As::Root ? "root" : "user";
+    CommandResult run = world->cordon_run(config("allowlist"), "/bin/sh clients.sh " + branch, as(who));
     EXPECT_EQ(run.status, 0) << run.output;
     EXPECT_TRUE(has(run.output, "hello internet")) << run.output;
     EXPECT_TRUE(has(run.output, "world commit")) << run.output;
+    EXPECT_TRUE(has(run.output, "pushed")) << run.output;
+    CommandResult landed = run_shell("git -C " + world->dir + "/web/git/smart.git log -1 --format=%s agent-" + branch);
+    EXPECT_EQ(landed.output, "agent commit " + branch + "\n") << run.output;  // the push reached the origin
     EXPECT_TRUE(has(run.output, "CONNECT tunnel failed, response 403")) << run.output;
     Json receipt = latest_receipt(who);
-    int tls_bytes = 0;
-    for (const auto& d : receipt["egress"]["decisions"])
+    int tls_bytes = 0, git_requests = 0;
+    for (const auto& d : receipt["egress"]["decisions"]) {
       if (d["destination"] == "internet.test:8443" && d["allowed"].get<bool>()) tls_bytes = d["bytes_down"].get<int>();
+      if (d["destination"] == "internet.test:8000" && d["allowed"].get<bool>()) ++git_requests;
+    }
+    // Smart HTTP: the refs and the upload-pack POST for the clone, the same two for the push.
+    EXPECT_GE(git_requests, 4) << receipt.dump();
     EXPECT_GT(tls_bytes, 1000) << receipt.dump();  // a TLS handshake and the body, relayed
   }
 }
