@@ -91,11 +91,11 @@ priority=""
 [ "$(id -u)" = 0 ] && priority="nice -n -5"
 # One vCPU: with two, a CI run saw the guest's second vCPU never wake again (an RCU stall and
 # a soft lockup on CPU 1 from the first test on, every test then timing out until the 1200 s
-# bound). softlockup_panic: a guest that hangs anyway ends at once (panic=-1 with -no-reboot
-# stops QEMU) and the run fails with "the VM ended without a result", not after 20 minutes.
+# bound). No softlockup_panic: under emulation a long but finite stall can trip the detector,
+# and a warning that passes must not fail the run.
 timeout 1200 $priority qemu-system-x86_64 $accel -m 3072 -smp 1 -nographic -no-reboot -nic none \
   -kernel "$kernel" -initrd "$work/initrd.gz" \
-  -append "console=ttyS0 panic=-1 softlockup_panic=1 ${VM_KERNEL_ARGS:-quiet} cgroup_no_v1=all" \
+  -append "console=ttyS0 panic=-1 ${VM_KERNEL_ARGS:-quiet} cgroup_no_v1=all" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
   -virtfs local,path="$work/share",mount_tag=share,security_model=passthrough \
   -virtfs local,path="$work/sample",mount_tag=sample,security_model=passthrough,readonly=on </dev/null
