@@ -205,8 +205,11 @@ CommandResult NetWorld::cordon_run(const std::string& config, const std::string&
     config_arg.clear();
   }
   script += o.prelude + "\ncd " + ws + "\nexec " + user_prefix + o.wrapper + " env CORDON_TEST_STATE_DIR=" + state_dir + " " + o.env + " " + cordon +
-            config_arg + (o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws + " " + o.run_flags
-                                   : " run --workspace " + ws + " " + o.run_flags + " -- " + args) + "\n";
+            config_arg +
+            (o.status   ? " status --workspace " + ws + " " + o.run_flags
+             : o.verify ? std::string(o.deep ? " verify --deep" : " verify") + " --workspace " + ws + " " + o.run_flags
+                        : " run --workspace " + ws + " " + o.run_flags + " -- " + args) +
+            "\n";
   std::string path = script_dir() + "/run-" + std::to_string(counter) + ".sh";
   write_file(path, script, 0644);
   return run_shell("ip netns exec " + ns + " /bin/sh " + path, o.timeout_seconds);

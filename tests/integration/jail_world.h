@@ -46,6 +46,7 @@ class NetWorld {
     // path by an overlay in the launch's private mount namespace (the host's /etc is untouched).
     bool fixed_config = false;
     bool deep = false;  // with verify: `cordon verify --deep` (battery, then probes)
+    bool status = false;  // `cordon status` (with run_flags) instead of `run -- ARGS`
     std::string run_flags = "";  // `cordon run` (or verify) options (e.g. --test-weaken NAME)
     std::string workspace = "";  // "" = workspace(as); else this directory (made by the caller)
     int timeout_seconds = 120;

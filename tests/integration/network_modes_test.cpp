@@ -115,12 +115,16 @@ class NetworkModes : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(sessions_dir(as), ec))
       if (e.path().extension() == ".json") fs::remove(e.path(), ec);
   }
-  // The one session record of `as` in the world's state directory: its receipt (line 2).
-  Json latest_receipt(As as) const {
+  // The newest session record of `as` in the world's state directory ("" = none).
+  std::string latest_record(As as) const {
     std::string newest;
-    const std::string dir = sessions_dir(as);
-    for (const auto& e : fs::directory_iterator(dir))
+    for (const auto& e : fs::directory_iterator(sessions_dir(as)))
       if (e.path().extension() == ".json" && e.path().string() > newest) newest = e.path().string();
+    return newest;
+  }
+  // That record's receipt (line 2).
+  Json latest_receipt(As as) const {
+    const std::string newest = latest_record(as);
     std::string text = newest.empty() ? "" : read_file(newest);
     size_t nl = text.find('\n');
     if (nl == std::string::npos) return Json();
@@ -202,6 +206,13 @@ TEST_F(NetworkModes, AllowlistAdmitsListedDestinationsAndRecordsEachDecision) {
     EXPECT_TRUE(lan_refused) << egress.dump();
     EXPECT_TRUE(tunnel_bytes) << egress.dump();
     EXPECT_EQ(world->stray_processes(), "");
+    // `cordon status` afterwards shows the same counts, naming the session.
+    NetWorld::RunOptions status = as(who);
+    status.status = true;
+    CommandResult shown = world->cordon_run(config("allowlist"), "", status);
+    EXPECT_TRUE(has(shown.output, "  last egress  2 connection(s) allowed, 4 denied (")) << shown.output;
+    const std::string session = fs::path(latest_record(who)).stem().string();
+    EXPECT_TRUE(has(shown.output, "; session " + session + ", ended ")) << shown.output;
   }
 }
 

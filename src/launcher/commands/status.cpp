@@ -7,6 +7,8 @@
 #include "common/intent_json.h"
 #include "common/limit_keys.h"
 #include "common/text.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
 namespace {
@@ -135,6 +137,7 @@ std::string render_status(const StatusView& v) {
   out += "  config       " + s.config.path +
          (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")") + "\n";
   out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
+  if (!v.last_egress.empty()) out += "  last egress  " + terminal_safe(v.last_egress) + "\n";
   return out;
 }
 
@@ -142,7 +145,8 @@ std::string render_status_json(const StatusView& v) {
   Json document{{"format", kStatusFormat},
                 {"version", kStatusVersion},
                 {"inside_sandbox", v.inside},
-                {"config_fixed", v.intent.config.path == v.intent.config.fixed_path}};
+                {"config_fixed", v.intent.config.path == v.intent.config.fixed_path},
+                {"last_egress", bytes_json(v.last_egress)}};
   document.update(intent_json(v.intent));
   return dump_line(document) + "\n";
 }
@@ -165,7 +169,9 @@ bool status_inside_sandbox(bool json) {
 int status_command(const Config& config, SessionOptions o) {
   o.command = {"/bin/true"};
   auto jail_plan = jail_plan_for(config);
-  StatusView view{false, plan_for(config, facts_for(config, o), o, jail_plan ? &*jail_plan : nullptr).intent};
+  HostFacts facts = facts_for(config, o);
+  StatusView view{false, plan_for(config, facts, o, jail_plan ? &*jail_plan : nullptr).intent,
+                  read_last_egress(sessions_dir(facts))};
   std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return 0;
 }

@@ -15,8 +15,9 @@ inline constexpr const char* kStatusFormat = "cordon-status";
 inline constexpr int kStatusVersion = 1;
 
 struct StatusView {
-  bool inside = false;   // read from /run/cordon/session inside a sandbox
-  SessionIntent intent;  // what is (or would be) enforced
+  bool inside = false;      // read from /run/cordon/session inside a sandbox
+  SessionIntent intent;     // what is (or would be) enforced
+  std::string last_egress;  // outside: the latest allowlist session's proxy counts ("" = none)
 };
 
 std::string render_status(const StatusView& view);

@@ -1,5 +1,8 @@
 #include "launcher/inputs/state_dirs.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 
 #include "common/paths.h"
@@ -24,6 +27,26 @@ void record_last_verify(const std::string& dir, int battery_exit_code) {
 
 std::string read_last_verify(const std::string& dir) {
   std::string text = read_text_file(dir + "/../last-verify");
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+void record_last_egress(const std::string& dir, const std::string& session_id, const std::string& counts) {
+  const std::string path = dir + "/../last-egress";
+  const std::string part = path + ".part." + std::to_string(::getpid());
+  {
+    std::ofstream out(part, std::ios::trunc);
+    out << counts << "; session " << session_id << ", ended " << utc_now() << "\n";
+    if (!out.flush()) {
+      std::remove(part.c_str());
+      return;  // a state line, not the record: the receipt holds every decision
+    }
+  }
+  if (std::rename(part.c_str(), path.c_str()) != 0) std::remove(part.c_str());
+}
+
+std::string read_last_egress(const std::string& dir) {
+  std::string text = read_text_file(dir + "/../last-egress");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }

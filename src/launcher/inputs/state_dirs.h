@@ -22,6 +22,12 @@ std::string state_dir_of(const std::string& sessions_dir);
 void record_last_verify(const std::string& sessions_dir, int battery_exit_code);
 std::string read_last_verify(const std::string& sessions_dir);
 
+// The latest allowlist session's proxy counts (`counts` from proxy::egress_counts_text), kept
+// next to the session records as "COUNTS; session ID, ended TIME"; replaced whole (a rename),
+// so a reader never sees half of one session's line and half of another's.
+void record_last_egress(const std::string& sessions_dir, const std::string& session_id, const std::string& counts);
+std::string read_last_egress(const std::string& sessions_dir);
+
 // The cache of tool versions (bwrap, pasta) next to the session records.
 std::string tool_versions_cache(const std::string& sessions_dir);
 

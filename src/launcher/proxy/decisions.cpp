@@ -32,9 +32,8 @@ Json egress_json(const EgressDecisions& d) {
           {"decisions", d.entries}};
 }
 
-std::string egress_summary_line(const EgressDecisions& d) {
-  std::string line = "network allowlist: " + std::to_string(d.allowed) + " connection(s) allowed, " +
-                     std::to_string(d.denied) + " denied" +
+std::string egress_counts_text(const EgressDecisions& d) {
+  std::string line = std::to_string(d.allowed) + " connection(s) allowed, " + std::to_string(d.denied) + " denied" +
                      (d.failed ? ", " + std::to_string(d.failed) + " failed" : std::string());
   std::string denied;
   int shown = 0;
@@ -52,5 +51,7 @@ std::string egress_summary_line(const EgressDecisions& d) {
   if (!denied.empty()) line += " (" + denied + ")";
   return line;
 }
+
+std::string egress_summary_line(const EgressDecisions& d) { return "network allowlist: " + egress_counts_text(d); }
 
 }  // namespace cordon::proxy

@@ -22,7 +22,11 @@ EgressDecisions parse_decisions(const std::string& jsonl);
 // The receipt's "egress" member.
 Json egress_json(const EgressDecisions& d);
 
-// The line the launcher prints at the session's end: counts and the first denied destinations.
+// Counts and the first denied destinations, terminal-safe: "1 connection(s) allowed, 2 denied
+// (a.test:443, b.test:80)". What `cordon status` shows as the last allowlist session's.
+std::string egress_counts_text(const EgressDecisions& d);
+
+// The line the launcher prints at the session's end: "network allowlist: " + the counts text.
 std::string egress_summary_line(const EgressDecisions& d);
 
 }  // namespace cordon::proxy

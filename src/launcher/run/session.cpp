@@ -87,10 +87,13 @@ std::unique_ptr<jail::EgressJail> jail_stage_for(const Config& config, const std
   return std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, session_id);
 }
 
-// The proxy's decisions into the receipt, and one line on stderr when there were any.
-void record_egress(const proxy::AllowlistNetwork& allowlist, Receipt& receipt) {
+// The proxy's decisions into the receipt, their counts for `cordon status` ("last egress"), and
+// one line on stderr when there were any.
+void record_egress(const proxy::AllowlistNetwork& allowlist, const std::string& sessions, const std::string& id,
+                   Receipt& receipt) {
   proxy::EgressDecisions decisions = proxy::parse_decisions(allowlist.decisions());
   receipt.egress = proxy::egress_json(decisions);
+  record_last_egress(sessions, id, proxy::egress_counts_text(decisions));
   if (!decisions.entries.empty() || decisions.unreadable)
     std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(decisions).c_str());
 }
@@ -165,7 +168,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
   }
-  if (allowlist) record_egress(*allowlist, receipt);
+  if (allowlist) record_egress(*allowlist, sessions_dir(facts), record.id(), receipt);
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets();

@@ -39,5 +39,18 @@ TEST(Status, FirstLineNamesADisabledJail) {
   EXPECT_NE(out.substr(0, out.find('\n')).find("NETWORK NOT CONFINED"), std::string::npos) << out;
 }
 
+// The last allowlist session's counts are shown (made terminal-safe: a destination is the
+// sandbox's choice) and carried in JSON; with none recorded the line is absent.
+TEST(Status, LastEgressIsShownWhenRecorded) {
+  StatusView v = view_with_limits({});
+  EXPECT_EQ(render_status(v).find("last egress"), std::string::npos);
+  EXPECT_EQ(Json::parse(render_status_json(v))["last_egress"], "");
+  v.last_egress = "1 connection(s) allowed, 1 denied (evil\x1b[2J.test:443); session s1, ended 2026-12-03T07:00:00Z";
+  std::string out = render_status(v);
+  EXPECT_NE(out.find("  last egress  1 connection(s) allowed, 1 denied (evil"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_EQ(Json::parse(render_status_json(v))["last_egress"], v.last_egress);
+}
+
 }  // namespace
 }  // namespace cordon

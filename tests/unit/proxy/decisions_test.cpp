@@ -25,6 +25,7 @@ TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
   EXPECT_EQ(j["failed"], 1);
   EXPECT_EQ(j["decisions"][1]["destination"], "evil.test:443");
   EXPECT_EQ(egress_summary_line(d), "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");
+  EXPECT_EQ(egress_counts_text(d), "1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");  // for status
 }
 
 TEST(EgressDecisions, TheSummaryNeverWritesControlBytesToTheTerminal) {
