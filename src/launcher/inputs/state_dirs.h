@@ -18,7 +18,8 @@ std::string sessions_dir(uid_t uid, const std::string& home, const std::string* 
 // (caches/, quarantine/): "/var/lib/cordon" for "/var/lib/cordon/sessions".
 std::string state_dir_of(const std::string& sessions_dir);
 
-// The outcome of the latest `cordon verify`, kept next to the session records.
+// The outcome of the latest `cordon verify`, kept next to the session records (one line,
+// replaced whole, as is the next).
 void record_last_verify(const std::string& sessions_dir, int battery_exit_code);
 std::string read_last_verify(const std::string& sessions_dir);
 

@@ -35,6 +35,14 @@ TEST_F(StateDirs, LastEgressIsTheNewestSessionsLineAndLeavesNoPartFile) {
   EXPECT_EQ(files, 1) << "only last-egress, no .part file";
 }
 
+TEST_F(StateDirs, LastVerifyIsTheNewestOutcome) {
+  EXPECT_EQ(read_last_verify(sessions_), "");
+  record_last_verify(sessions_, 0);
+  EXPECT_EQ(read_last_verify(sessions_).rfind("PASS at 20", 0), 0u) << read_last_verify(sessions_);
+  record_last_verify(sessions_, 3);
+  EXPECT_EQ(read_last_verify(sessions_).rfind("FAIL (3) at 20", 0), 0u) << read_last_verify(sessions_);
+}
+
 TEST_F(StateDirs, AnUnwritableStateDirectoryRecordsNothingAndDoesNotThrow) {
   record_last_egress(sessions_ + "/missing/deeper", "s1", "1 connection(s) allowed, 0 denied");
   EXPECT_EQ(read_last_egress(sessions_ + "/missing/deeper"), "");
