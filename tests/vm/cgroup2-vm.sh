@@ -8,7 +8,8 @@
 #   tests/vm/cgroup2-vm.sh COMMAND [ARG...]     exit status = the command's
 #
 # Needs: qemu-system-x86, linux-image-amd64, busybox-static, cpio (scripts/test installs them);
-# about a minute of emulated CPU per test run (one vCPU) (CORDON_VM_KVM=1 uses /dev/kvm). Not part of .ci/run.
+# about a minute of emulated CPU with one vCPU (CORDON_VM_KVM=1 uses /dev/kvm). ctest runs it as
+# cgroup2_vm.Limits (tests/CMakeLists.txt), so .ci/run does too.
 set -eu
 
 kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
