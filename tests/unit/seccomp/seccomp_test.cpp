@@ -424,6 +424,14 @@ TEST_F(SeccompBehaviour, ExportedFilterInstalls) {
 TEST_F(SeccompBehaviour, BlockedProbesGetTheFiltersAnswer) {
   for (const Probe& p : probes()) {
     if (p.blocked == 0) continue;
+    // A kernel without the i386 entry (IA32 emulation off, or a hypervisor that does not
+    // deliver int 0x80) kills even the unfiltered control with SIGSEGV: there is no such ABI
+    // to filter, so the filter's answer cannot be seen. Seen on a 6.18 guest (2026-12-04).
+    if (std::string(p.name) == "i386_int80_getpid" && control_.count(p.name) &&
+        show(control_[p.name]) == "killed by signal 11") {
+      std::printf("  %s: the kernel has no int 0x80 entry here (the control dies with SIGSEGV too)\n", p.name);
+      continue;
+    }
     ASSERT_TRUE(filtered_.count(p.name)) << p.name;
     EXPECT_EQ(show(filtered_[p.name]), show(p.blocked)) << p.name;
   }
