@@ -14,9 +14,10 @@ bool listed(const std::vector<std::string>& list, const std::string& key) {
 
 }  // namespace
 
-std::map<std::string, long long> merge_limit_overrides(const Config& config,
-                                                       const std::vector<std::string>& overrides) {
-  std::map<std::string, long long> merged = config.limits;
+std::map<std::string, long long> merge_limit_overrides(const LimitsConfig& limits,
+                                                       const std::vector<std::string>& overrides,
+                                                       const std::string& config_path) {
+  std::map<std::string, long long> merged = limits.values;
   for (const auto& item : overrides) {
     auto eq = item.find('=');
     std::string key = item.substr(0, eq);
@@ -31,19 +32,19 @@ std::map<std::string, long long> merge_limit_overrides(const Config& config,
     if (!limit_value_in_bounds(*limit, value))
       throw Error("--limit " + item + ": outside " + std::to_string(limit->min) + ".." + std::to_string(limit->max),
                   "give a value within that range", kExitConfigError);
-    auto configured = config.limits.find(key);
-    if (configured != config.limits.end() && value > configured->second)
+    auto configured = limits.values.find(key);
+    if (configured != limits.values.end() && value > configured->second)
       throw Error("--limit " + item + " would raise the configured " + key + " (" + std::to_string(configured->second) +
                       "): a run may only lower a limit",
-                  "ask the operator to change [limits] in " + config.source_path, kExitConfigError);
+                  "ask the operator to change [limits] in " + config_path, kExitConfigError);
     merged[key] = value;
   }
   return merged;
 }
 
-LimitLeniency limit_leniency(const Config& config, const std::vector<std::string>& overrides) {
-  LimitLeniency leniency{config.limits_best_effort, {}};
-  for (const auto& key : config.limits_defaulted) {
+LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::string>& overrides) {
+  LimitLeniency leniency{limits.best_effort, {}};
+  for (const auto& key : limits.defaulted) {
     bool overridden = std::any_of(overrides.begin(), overrides.end(),
                                   [&](const std::string& item) { return item.substr(0, item.find('=')) == key; });
     if (!overridden) leniency.defaulted.push_back(key);

@@ -30,7 +30,9 @@ struct LimitPlan {
 
 // Per-run overrides ("nofile=256"): may only lower a configured limit (or set an unset one).
 // Throws cordon::Error (exit 2) for an unknown key, a malformed value or an increase.
-std::map<std::string, long long> merge_limit_overrides(const Config& config, const std::vector<std::string>& overrides);
+std::map<std::string, long long> merge_limit_overrides(const LimitsConfig& limits,
+                                                       const std::vector<std::string>& overrides,
+                                                       const std::string& config_path);
 
 // Which limits may go unenforced: the configured best_effort list, and the keys holding
 // their built-in default (a default never stops a launch; it is recorded as not enforced).
@@ -40,7 +42,7 @@ struct LimitLeniency {
 };
 
 // The defaulted keys a per-run override did not name: an explicit --limit is held strictly.
-LimitLeniency limit_leniency(const Config& config, const std::vector<std::string>& overrides);
+LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::string>& overrides);
 
 // Pure. `uid` decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws

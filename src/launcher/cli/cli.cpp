@@ -211,8 +211,8 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
     std::string dir = sessions_dir(facts_for(config, {}));
     if (*c.sessions_gc_cmd) return run_sessions_gc(dir);
     if (*c.sessions_prune_cmd)
-      return run_sessions_prune(dir, c.prune_keep.value_or(config.records_keep),
-                                c.prune_keep_days.value_or(config.records_keep_days));
+      return run_sessions_prune(dir, c.prune_keep.value_or(config.records.keep),
+                                c.prune_keep_days.value_or(config.records.keep_days));
     return c.session_id.empty() ? print_sessions_list(dir, c.sessions_json) : print_session(dir, c.session_id);
   }
   // From before anything is made until the record is complete and the error (if any) is

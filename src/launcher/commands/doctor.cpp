@@ -69,7 +69,7 @@ void check_bwrap(const std::string& bwrap, const Config& config, std::vector<Doc
                            "/dev", "--", "/bin/true"});
   bool proc_ok = proc.exit_code == 0;
   DoctorStatus proc_status = proc_ok                                 ? DoctorStatus::Pass
-                             : config.proc == ProcMode::HostReadOnly ? DoctorStatus::Warn
+                             : config.filesystem.proc == ProcMode::HostReadOnly ? DoctorStatus::Warn
                                                                      : DoctorStatus::Fail;
   rows.push_back({proc_status, "fresh /proc",
                   proc_ok ? "a new pid namespace can mount its own /proc" : first_line(proc.output),
@@ -98,11 +98,11 @@ void check_seccomp(std::vector<DoctorRow>& rows) {
 
 void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   // Without the jail these are only advisory; with it they are required.
-  DoctorStatus missing = config.network_mode == NetworkMode::EgressJail ? DoctorStatus::Fail : DoctorStatus::Warn;
+  DoctorStatus missing = config.network.mode == NetworkMode::EgressJail ? DoctorStatus::Fail : DoctorStatus::Warn;
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
   std::string fix = tun.fix;
-  if (config.network_mode == NetworkMode::EgressJail)
+  if (config.network.mode == NetworkMode::EgressJail)
     fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
@@ -128,11 +128,11 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
     if (limit.kind != LimitKind::Cgroup) continue;
     const std::string key = limit.name;
     // A default budget is held where it can be and recorded as not enforced elsewhere: a WARN.
-    bool defaulted = std::find(config.limits_defaulted.begin(), config.limits_defaulted.end(), key) !=
-                     config.limits_defaulted.end();
-    bool configured = config.limits.count(key) != 0 && !defaulted;
-    bool lenient = std::find(config.limits_best_effort.begin(), config.limits_best_effort.end(), key) !=
-                   config.limits_best_effort.end();
+    bool defaulted = std::find(config.limits.defaulted.begin(), config.limits.defaulted.end(), key) !=
+                     config.limits.defaulted.end();
+    bool configured = config.limits.values.count(key) != 0 && !defaulted;
+    bool lenient = std::find(config.limits.best_effort.begin(), config.limits.best_effort.end(), key) !=
+                   config.limits.best_effort.end();
     cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
     if (placed.why_not.empty()) {
       placed.why_not = cgroup::v2_sharing_problem(placed.budget);

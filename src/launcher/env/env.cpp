@@ -21,7 +21,7 @@ EnvList plan_environment(const Config& config, const AgentProfile& profile, cons
   // network.mode = "allowlist": the proxy is the only way out, so every client is pointed at
   // it (curl reads the lower-case http_proxy only; Node's fetch needs NODE_USE_ENV_PROXY), and
   // a host proxy variable of the same name never reaches the sandbox.
-  if (config.network_mode == NetworkMode::Allowlist) {
+  if (config.network.mode == NetworkMode::Allowlist) {
     for (const char* name : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"})
       fixed.emplace_back(name, proxy_url());
     fixed.emplace_back("NO_PROXY", "localhost,127.0.0.1,::1");
@@ -34,9 +34,9 @@ EnvList plan_environment(const Config& config, const AgentProfile& profile, cons
 
   EnvList out;
   for (const auto& [name, value] : facts.env) {
-    bool allowed = any_match(base_env_allow_list(), name) || any_match(config.env_allow, name) ||
+    bool allowed = any_match(base_env_allow_list(), name) || any_match(config.environment.allow, name) ||
                    any_match(profile.env, name);
-    if (!allowed || any_match(config.env_deny, name) || is_fixed(name)) continue;
+    if (!allowed || any_match(config.environment.deny, name) || is_fixed(name)) continue;
     out.emplace_back(name, value);
   }
   if (!facts.env_value("PATH")) out.emplace_back("PATH", "/usr/local/bin:/usr/bin:/bin");

@@ -12,7 +12,7 @@ void add(std::vector<std::string>& args, std::initializer_list<std::string> item
 
 // A tmpfs the sandbox writes, in host RAM: capped by filesystem.tmpfs_size_bytes (bwrap --size).
 void writable_tmpfs(const Config& config, std::vector<std::string>& args, const std::string& dir) {
-  if (config.tmpfs_size_bytes > 0) add(args, {"--size", std::to_string(config.tmpfs_size_bytes)});
+  if (config.filesystem.tmpfs_size_bytes > 0) add(args, {"--size", std::to_string(config.filesystem.tmpfs_size_bytes)});
   add(args, {"--tmpfs", dir});
 }
 
@@ -49,7 +49,7 @@ std::string resolved_or_same(const std::map<std::string, std::string>& resolved,
 
 std::string siblings_mask(const Config& config, const HostFacts& facts) {
   // The system view shows no sibling at all: the workspace's parents exist only as the way to it.
-  if (!config.hide_siblings || config.view == RootView::System) return {};
+  if (!config.workspace.hide_siblings || config.filesystem.view == RootView::System) return {};
   const std::string& ws = facts.workspace;
   std::string parent = ws.substr(0, ws.rfind('/'));
   if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
@@ -73,7 +73,7 @@ namespace {
 // 1. The root: the system view's roots read-only (the usr-merge links as links), or with
 //    view = "host" the whole host root read-only; fresh /dev and /proc either way.
 void add_root(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
-  if (config.view == RootView::Host) {
+  if (config.filesystem.view == RootView::Host) {
     add(a, {"--ro-bind", "/", "/"});
   } else {
     // bwrap's root is an empty tmpfs: only what is bound here (and later) exists inside.
@@ -85,7 +85,7 @@ void add_root(const Config& config, const HostFacts& facts, std::vector<std::str
   add(a, {"--dev", "/dev"});
   // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
   // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
-  if (config.proc == ProcMode::Fresh) {
+  if (config.filesystem.proc == ProcMode::Fresh) {
     add(a, {"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"});
     // Likewise /proc/sysrq-trigger (owner-writable by uid 0: it can reboot the machine).
     if (facts.exists("/proc/sysrq-trigger")) add(a, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"});
@@ -100,7 +100,7 @@ void add_runtime_masks(const Config& config, const HostFacts& facts, std::vector
   writable_tmpfs(config, a, "/tmp");
   writable_tmpfs(config, a, "/run");
   // The system view has no /var but this: a fresh, empty place for temporary files.
-  if (config.view == RootView::System) writable_tmpfs(config, a, "/var/tmp");
+  if (config.filesystem.view == RootView::System) writable_tmpfs(config, a, "/var/tmp");
   for (const char* dir : {"/run/user", "/run/secrets"})
     if (facts.exists(dir)) writable_tmpfs(config, a, dir);
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
@@ -116,7 +116,7 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
   if (!facts.account_home.empty() && !path_within(facts.account_home, home))
     add(plan.args, {"--tmpfs", facts.account_home});
   writable_tmpfs(config, plan.args, home);
-  for (const auto& entry : config.home_keep_ro) {
+  for (const auto& entry : config.home.keep_read_only) {
     std::string path = home + "/" + entry;
     if (facts.exists(path)) add(plan.args, {"--ro-bind", path, path});
   }
@@ -126,7 +126,7 @@ void add_home(const Config& config, const AgentProfile& profile, const HostFacts
     bind_fd(plan, next_fd, resolved_or_same(facts.real_home_entries, path), path);
   }
   // [home] caches, from cordon's store for this profile (fs/home_caches.h).
-  for (const auto& cache : config.home_caches)
+  for (const auto& cache : config.home.caches)
     if (auto it = facts.cache_sources.find(cache); it != facts.cache_sources.end() && !it->second.empty())
       bind_fd(plan, next_fd, it->second, home + "/" + cache);
   // Over the state entries: the agent's control entries, read-only (the plan refused any it
@@ -147,7 +147,7 @@ void add_file_masks(const Config& config, const HostFacts& facts, std::vector<st
   for (const auto& entry : home_masked_files()) mask(facts.home + "/" + entry);
   for (const auto& file : system_credential_files())
     if (facts.exists(file)) mask(file);
-  for (const auto& file : config.extra_masks)
+  for (const auto& file : config.filesystem.masks)
     if (facts.exists(file)) mask(file);
   // A root launch's uid owns what only root may read in /etc (/etc/ssl/private, service
   // credentials): a file becomes the empty file, a directory an empty read-only tmpfs.
@@ -171,8 +171,8 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   if (!siblings.empty()) add(a, {"--tmpfs", siblings});
   // Read-only additions to the system view ([filesystem] read), before the home and the
   // workspace, which may lie below one of them.
-  if (config.view == RootView::System)
-    for (const auto& path : config.read)
+  if (config.filesystem.view == RootView::System)
+    for (const auto& path : config.filesystem.read)
       if (facts.exists(path)) add(a, {"--ro-bind", path, path});
   add_home(config, profile, facts, plan, next_fd);
 
@@ -183,7 +183,7 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   add_file_masks(config, facts, a);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
-  for (const auto& path : config.writable) bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
+  for (const auto& path : config.filesystem.writable) bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
 
   // 7. Generated files in a private directory that is read-only inside.
   add(a, {"--tmpfs", kSessionDir});
@@ -193,7 +193,7 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   // 8. cordon's helpers, read-only even when they live under the home or the workspace; and a
   // configured agent binary outside the view (its support files need [filesystem] read).
   if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
-  if (config.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
+  if (config.filesystem.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
       !path_within(profile.binary, facts.workspace))  // there it is as writable as the workspace (check 21)
     add(a, {"--ro-bind", profile.binary, profile.binary});
 
@@ -203,7 +203,7 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   if (!siblings.empty()) add(a, {"--remount-ro", siblings});
   if (!facts.account_home.empty() && !path_within(facts.account_home, facts.home))
     add(a, {"--remount-ro", facts.account_home});
-  if (config.view == RootView::System) add(a, {"--remount-ro", "/"});
+  if (config.filesystem.view == RootView::System) add(a, {"--remount-ro", "/"});
   return plan;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "common/agent_control.h"
@@ -149,7 +150,7 @@ void check_ip_or_cidr(const Origin& o, const toml::node& n, const std::string& k
 
 // Rejects any key of `table` not in `known`.
 void only_keys(const Origin& o, const toml::table& table, const std::string& section,
-               const std::vector<std::string_view>& known) {
+               std::span<const std::string_view> known) {
   for (const auto& [k, v] : table) {
     bool found = false;
     for (auto name : known) found = found || k.str() == name;
@@ -172,9 +173,22 @@ void check_egress_rule(const Origin& o, const toml::node& n, const std::string& 
   }
 }
 
+// The schema's keys, one list per section: the parser rejects every other key (only_keys)
+// and config_schema_keys() lists these same arrays, so the docs test checks what is parsed.
+constexpr std::string_view kAgentKeys[] = {"binary", "home", "control", "env", "allow_ptrace", "args", "network_allow"};
+constexpr std::string_view kWorkspaceKeys[] = {"root", "hide_siblings", "protect"};
+constexpr std::string_view kEnvironmentKeys[] = {"allow", "deny"};
+constexpr std::string_view kHomeKeys[] = {"keep", "caches"};
+constexpr std::string_view kFilesystemKeys[] = {"writable", "masks", "proc", "view", "read", "tmpfs_size_bytes"};
+constexpr std::string_view kGitKeys[] = {"name", "email"};
+constexpr std::string_view kNetworkKeys[] = {"mode", "egress_jail", "allow_ip", "dns_forward", "allow", "deny"};
+constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
+constexpr std::string_view kTerminalKeys[] = {"private", "pass"};
+constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days"};
+
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
-  only_keys(o, t, s, {"binary", "home", "control", "env", "allow_ptrace", "args", "network_allow"});
+  only_keys(o, t, s, kAgentKeys);
   AgentProfile p;
   p.name = name;
   // A shipped profile's destinations and control entries stay unless the operator's table
@@ -200,32 +214,28 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
   return p;
 }
 
-// One function per [section]: each checks its own keys and fills its part of the Config.
-void apply_workspace(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "workspace", {"root", "hide_siblings", "protect"});
+// One function per [section]: each fills its own part of the Config (its keys are checked by
+// apply() against the section's key list).
+void apply_workspace(const Origin& o, const toml::table& t, WorkspaceConfig& c) {
   if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
-  if (auto* p = t.get("protect"))
-    c.workspace_protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
+  if (auto* p = t.get("protect")) c.protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
   if (auto* r = t.get("root")) {
-    c.workspace_root = as_string(o, *r, "workspace.root");
-    if (!c.workspace_root.empty()) check_absolute(o, *r, "workspace.root", c.workspace_root);
+    c.root = as_string(o, *r, "workspace.root");
+    if (!c.root.empty()) check_absolute(o, *r, "workspace.root", c.root);
   }
 }
 
-void apply_environment(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "environment", {"allow", "deny"});
-  if (auto* a = t.get("allow")) c.env_allow = as_string_list(o, *a, "environment.allow", check_env_name);
-  if (auto* d = t.get("deny")) c.env_deny = as_string_list(o, *d, "environment.deny", check_env_name);
+void apply_environment(const Origin& o, const toml::table& t, EnvironmentConfig& c) {
+  if (auto* a = t.get("allow")) c.allow = as_string_list(o, *a, "environment.allow", check_env_name);
+  if (auto* d = t.get("deny")) c.deny = as_string_list(o, *d, "environment.deny", check_env_name);
 }
 
-void apply_home(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "home", {"keep", "caches"});
-  if (auto* k = t.get("keep")) c.home_keep_ro = as_string_list(o, *k, "home.keep", check_home_entry);
-  if (auto* k = t.get("caches")) c.home_caches = as_string_list(o, *k, "home.caches", check_home_entry);
+void apply_home(const Origin& o, const toml::table& t, HomeConfig& c) {
+  if (auto* k = t.get("keep")) c.keep_read_only = as_string_list(o, *k, "home.keep", check_home_entry);
+  if (auto* k = t.get("caches")) c.caches = as_string_list(o, *k, "home.caches", check_home_entry);
 }
 
-void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "filesystem", {"writable", "masks", "proc", "view", "read", "tmpfs_size_bytes"});
+void apply_filesystem(const Origin& o, const toml::table& t, FilesystemConfig& c) {
   if (auto* z = t.get("tmpfs_size_bytes")) {
     c.tmpfs_size_bytes = as_non_negative(o, *z, "filesystem.tmpfs_size_bytes");
     if (c.tmpfs_size_bytes != 0 && c.tmpfs_size_bytes < (1LL << 20))
@@ -239,7 +249,7 @@ void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
     else fail(o, *v, "filesystem.view", "must be \"system\" or \"host\", not \"" + view + "\"");
   }
   if (auto* w = t.get("writable")) c.writable = as_string_list(o, *w, "filesystem.writable", check_absolute);
-  if (auto* m = t.get("masks")) c.extra_masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
+  if (auto* m = t.get("masks")) c.masks = as_string_list(o, *m, "filesystem.masks", check_absolute);
   if (auto* p = t.get("proc")) {
     std::string mode = as_string(o, *p, "filesystem.proc");
     if (mode == "fresh") c.proc = ProcMode::Fresh;
@@ -248,15 +258,14 @@ void apply_filesystem(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
-void apply_git(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "git", {"name", "email"});
-  if (auto* v = t.get("name")) c.git_name = as_string(o, *v, "git.name");
-  if (auto* v = t.get("email")) c.git_email = as_string(o, *v, "git.email");
+void apply_git(const Origin& o, const toml::table& t, GitIdentityConfig& c) {
+  if (auto* v = t.get("name")) c.name = as_string(o, *v, "git.name");
+  if (auto* v = t.get("email")) c.email = as_string(o, *v, "git.email");
 }
 
 // `mode`, and `egress_jail` from before the modes: false is "host", true "jail". Both given
 // must agree; a conflict is an error, never a silent pick.
-void apply_network_mode(const Origin& o, const toml::table& t, Config& c) {
+void apply_network_mode(const Origin& o, const toml::table& t, NetworkConfig& c) {
   std::optional<NetworkMode> from_mode, from_jail;
   if (auto* v = t.get("mode")) {
     std::string name = as_string(o, *v, "network.mode");
@@ -269,15 +278,14 @@ void apply_network_mode(const Origin& o, const toml::table& t, Config& c) {
     fail(o, *t.get("egress_jail"), "network.egress_jail",
          "contradicts network.mode = \"" + std::string(network_mode_config_name(*from_mode)) +
              "\" (egress_jail is the older spelling of mode = \"host\" / \"jail\": keep only mode)");
-  if (from_mode) c.network_mode = *from_mode;
-  else if (from_jail) c.network_mode = *from_jail;
+  if (from_mode) c.mode = *from_mode;
+  else if (from_jail) c.mode = *from_jail;
 }
 
-void apply_network(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "network", {"mode", "egress_jail", "allow_ip", "dns_forward", "allow", "deny"});
+void apply_network(const Origin& o, const toml::table& t, NetworkConfig& c) {
   apply_network_mode(o, t, c);
-  if (auto* v = t.get("allow")) c.network_allow = as_string_list(o, *v, "network.allow", check_egress_rule);
-  if (auto* v = t.get("deny")) c.network_deny = as_string_list(o, *v, "network.deny", check_egress_rule);
+  if (auto* v = t.get("allow")) c.allow = as_string_list(o, *v, "network.allow", check_egress_rule);
+  if (auto* v = t.get("deny")) c.deny = as_string_list(o, *v, "network.deny", check_egress_rule);
   if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
   if (auto* v = t.get("dns_forward")) {
     c.dns_forward = as_string(o, *v, "network.dns_forward");
@@ -287,25 +295,26 @@ void apply_network(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
-void apply_limits(const Origin& o, const toml::table& t, Config& c) {
+// Its keys are the limit names (common/limit_keys.h) and best_effort: checked here, not by apply().
+void apply_limits(const Origin& o, const toml::table& t, LimitsConfig& c) {
   for (const auto& [k, v] : t) {
     std::string key = "limits." + std::string(k.str());
-    if (k.str() == "best_effort") {
-      c.limits_best_effort = as_string_list(o, v, key, check_limit_name);
+    if (k.str() == kLimitsOwnKeys[0]) {
+      c.best_effort = as_string_list(o, v, key, check_limit_name);
       continue;
     }
     const LimitKey* limit = find_limit_key(k.str());
     if (!limit) fail_at(o, k.source(), key, "unknown key");
     long long value = as_non_negative(o, v, key);
-    std::erase(c.limits_defaulted, std::string(k.str()));
+    std::erase(c.defaulted, std::string(k.str()));
     if (value == 0 && limit->default_value > 0) {  // 0 turns a default budget off
-      c.limits.erase(std::string(k.str()));
+      c.values.erase(std::string(k.str()));
       continue;
     }
     if (!limit_value_in_bounds(*limit, value))
       fail(o, v, key,
            std::to_string(value) + " is outside " + std::to_string(limit->min) + ".." + std::to_string(limit->max));
-    c.limits[std::string(k.str())] = value;
+    c.values[std::string(k.str())] = value;
   }
 }
 
@@ -321,26 +330,25 @@ void check_terminal_class(const Origin& o, const toml::node& n, const std::strin
     fail(o, n, key, "\"" + v + "\" is not a class that can be passed (" + passable_names() + ")");
 }
 
-void apply_terminal(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "terminal", {"private", "pass"});
-  if (auto* v = t.get("private")) c.terminal_private = as_bool(o, *v, "terminal.private");
+void apply_terminal(const Origin& o, const toml::table& t, TerminalConfig& c) {
+  if (auto* v = t.get("private")) c.private_pty = as_bool(o, *v, "terminal.private");
   if (auto* v = t.get("pass")) {
     // The list replaces the default: `pass = []` drops the status reports too.
-    c.terminal_pass = TerminalPassSet{};
+    c.pass = TerminalPassSet{};
     for (const auto& name : as_string_list(o, *v, "terminal.pass", check_terminal_class))
-      c.terminal_pass.add(*terminal_class_named(name));
+      c.pass.add(*terminal_class_named(name));
   }
 }
 
-void apply_records(const Origin& o, const toml::table& t, Config& c) {
-  only_keys(o, t, "records", {"keep", "keep_days"});
+void apply_records(const Origin& o, const toml::table& t, RecordsConfig& c) {
   if (auto* v = t.get("keep")) {
-    c.records_keep = as_non_negative(o, *v, "records.keep");
-    if (c.records_keep < 1) fail(o, *v, "records.keep", "must be at least 1 (the latest session's record is kept)");
+    c.keep = as_non_negative(o, *v, "records.keep");
+    if (c.keep < 1) fail(o, *v, "records.keep", "must be at least 1 (the latest session's record is kept)");
   }
-  if (auto* v = t.get("keep_days")) c.records_keep_days = as_non_negative(o, *v, "records.keep_days");
+  if (auto* v = t.get("keep_days")) c.keep_days = as_non_negative(o, *v, "records.keep_days");
 }
 
+// Its keys are profile names, each a table of kAgentKeys (parse_agent checks them).
 void apply_agents(const Origin& o, const toml::table& t, Config& c) {
   for (const auto& [k, v] : t) {
     std::string name(k.str());
@@ -351,31 +359,43 @@ void apply_agents(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
-struct Section {
+struct SchemaSection {
   const char* name;
+  // The section's own keys; empty for a section whose keys are names (limits, agents), which
+  // its apply function checks itself.
+  std::span<const std::string_view> keys;
   void (*apply)(const Origin&, const toml::table&, Config&);
 };
 
 // The schema's sections, in the order the shipped etc/cordon.toml lists them.
-constexpr Section kSections[] = {
-    {"workspace", apply_workspace},
-    {"environment", apply_environment},
-    {"home", apply_home},
-    {"filesystem", apply_filesystem},
-    {"git", apply_git},
-    {"network", apply_network},
-    {"limits", apply_limits},
-    {"terminal", apply_terminal},
-    {"records", apply_records},
-    {"agents", apply_agents},
+constexpr SchemaSection kSections[] = {
+    {"workspace", kWorkspaceKeys,
+     [](const Origin& o, const toml::table& t, Config& c) { apply_workspace(o, t, c.workspace); }},
+    {"environment", kEnvironmentKeys,
+     [](const Origin& o, const toml::table& t, Config& c) { apply_environment(o, t, c.environment); }},
+    {"home", kHomeKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_home(o, t, c.home); }},
+    {"filesystem", kFilesystemKeys,
+     [](const Origin& o, const toml::table& t, Config& c) { apply_filesystem(o, t, c.filesystem); }},
+    {"git", kGitKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_git(o, t, c.git); }},
+    {"network", kNetworkKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_network(o, t, c.network); }},
+    {"limits", {}, [](const Origin& o, const toml::table& t, Config& c) { apply_limits(o, t, c.limits); }},
+    {"terminal", kTerminalKeys,
+     [](const Origin& o, const toml::table& t, Config& c) { apply_terminal(o, t, c.terminal); }},
+    {"records", kRecordsKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_records(o, t, c.records); }},
+    {"agents", {}, apply_agents},
 };
 
 void apply(const Origin& o, const toml::table& root, Config& c) {
   std::vector<std::string_view> names;
-  for (const Section& section : kSections) names.emplace_back(section.name);
+  for (const SchemaSection& section : kSections) names.emplace_back(section.name);
   only_keys(o, root, "", names);
-  for (const Section& section : kSections)
-    if (auto* n = root.get(section.name)) section.apply(o, as_table(o, *n, section.name), c);
+  for (const SchemaSection& section : kSections) {
+    auto* n = root.get(section.name);
+    if (!n) continue;
+    const toml::table& table = as_table(o, *n, section.name);
+    if (!section.keys.empty()) only_keys(o, table, section.name, section.keys);
+    section.apply(o, table, c);
+  }
 }
 
 }  // namespace
@@ -452,8 +472,8 @@ Config default_config() {
   c.agents = builtin_agent_profiles();
   for (const auto& k : kLimitKeys) {
     if (k.default_value == 0) continue;
-    c.limits[k.name] = k.default_value;
-    c.limits_defaulted.emplace_back(k.name);
+    c.limits.values[k.name] = k.default_value;
+    c.limits.defaulted.emplace_back(k.name);
   }
   return c;
 }
@@ -511,38 +531,12 @@ void refuse_config_override(const std::string& path, bool test_build) {
 }
 
 std::vector<std::string> config_schema_keys() {
-  std::vector<std::string> keys = {"workspace.root",
-                                   "workspace.hide_siblings",
-                                   "workspace.protect",
-                                   "environment.allow",
-                                   "environment.deny",
-                                   "home.keep",
-                                   "filesystem.writable",
-                                   "filesystem.masks",
-                                   "filesystem.proc",
-                                   "filesystem.view",
-                                   "filesystem.read",
-                                   "filesystem.tmpfs_size_bytes",
-                                   "git.name",
-                                   "git.email",
-                                   "network.mode",
-                                   "network.egress_jail",
-                                   "network.allow_ip",
-                                   "network.dns_forward",
-                                   "network.allow",
-                                   "network.deny",
-                                   "agents.*.binary",
-                                   "agents.*.home",
-                                   "agents.*.env",
-                                   "agents.*.allow_ptrace",
-                                   "agents.*.args",
-                                   "agents.*.network_allow",
-                                   "records.keep",
-                                   "records.keep_days",
-                                   "terminal.private",
-                                   "terminal.pass"};
+  std::vector<std::string> keys;
+  for (const SchemaSection& section : kSections)
+    for (auto key : section.keys) keys.push_back(std::string(section.name) + "." + std::string(key));
   for (const auto& k : kLimitKeys) keys.push_back("limits." + std::string(k.name));
-  keys.emplace_back("limits.best_effort");
+  for (auto key : kLimitsOwnKeys) keys.push_back("limits." + std::string(key));
+  for (auto key : kAgentKeys) keys.push_back("agents.*." + std::string(key));
   return keys;
 }
 

@@ -46,60 +46,93 @@ enum class RootView { System, Host };
 
 inline constexpr long long kDefaultTmpfsSizeBytes = 1LL << 30;  // 1 GiB
 
-struct Config {
-  std::string source_path;  // file it was read from ("" = built-in defaults)
-  bool file_found = false;
+// The configuration by section, one struct per [section] of cordon.toml: a function that
+// reads one section takes that struct (with the file's path for its messages), never the
+// whole Config, so its signature says what it depends on.
 
-  // [workspace]
-  std::string workspace_root;  // "" = the current directory at launch
-  bool hide_siblings = true;   // tmpfs over the workspace's parent (other projects)
+// [workspace]
+struct WorkspaceConfig {
+  std::string root;           // "" = the current directory at launch
+  bool hide_siblings = true;  // tmpfs over the workspace's parent (other projects)
   // Paths relative to the workspace bound read-only when they exist (host tools run what they
-  // hold); git's config and hooks are protected whatever this says (fs/git_footholds.h).
-  std::vector<std::string> workspace_protect = {".envrc", ".vscode", ".idea", ".devcontainer"};
+  // hold); git's config and hooks are protected whatever this says (workspace/footholds.h).
+  std::vector<std::string> protect = {".envrc", ".vscode", ".idea", ".devcontainer"};
+};
 
-  // [environment]
-  std::vector<std::string> env_allow;  // extra names (a trailing '*' matches a prefix)
-  std::vector<std::string> env_deny;   // wins over every allow
+// [environment]
+struct EnvironmentConfig {
+  std::vector<std::string> allow;  // extra names (a trailing '*' matches a prefix)
+  std::vector<std::string> deny;   // wins over every allow
+};
 
-  // [home]
-  std::vector<std::string> home_keep_ro;  // entries bound back read-only for every profile
+// [home]
+struct HomeConfig {
+  std::vector<std::string> keep_read_only;  // entries bound back read-only for every profile
   // Directories bound read-write for every profile from cordon's own store, one per profile
   // (never the host's: the host's tools do not read what a session leaves there).
-  std::vector<std::string> home_caches;
+  std::vector<std::string> caches;
+};
 
-  // [filesystem]
-  std::vector<std::string> writable;     // absolute paths bound read-write after the masks
-  std::vector<std::string> extra_masks;  // absolute file paths masked with /dev/null
+// [filesystem]
+struct FilesystemConfig {
+  std::vector<std::string> writable;  // absolute paths bound read-write after the masks
+  std::vector<std::string> masks;     // absolute file paths masked with an empty file
   ProcMode proc = ProcMode::Fresh;
   RootView view = RootView::System;
   std::vector<std::string> read;  // absolute host paths added to the system view, read-only
   // Size cap of each writable tmpfs (/tmp, /var/tmp, /run, the home): host RAM otherwise.
   long long tmpfs_size_bytes = kDefaultTmpfsSizeBytes;
+};
 
-  // [git]
-  std::string git_name;
-  std::string git_email;
+// [git]
+struct GitIdentityConfig {
+  std::string name;
+  std::string email;
+};
 
-  // [network]
-  NetworkMode network_mode = NetworkMode::EgressJail;  // mode (egress_jail = false: Host)
-  std::vector<std::string> network_allow;              // allowlist: rules added to the profile's
-  std::vector<std::string> network_deny;               // allowlist: rules that win over every allow
-  std::vector<std::string> allow_ip;                   // IPv4 addresses or CIDRs, validated
-  std::string dns_forward = "auto";                    // "auto" or an IPv4 address
+// [network]
+struct NetworkConfig {
+  NetworkMode mode = NetworkMode::EgressJail;  // mode (egress_jail = false: Host)
+  std::vector<std::string> allow;              // allowlist: rules added to the profile's
+  std::vector<std::string> deny;               // allowlist: rules that win over every allow
+  std::vector<std::string> allow_ip;           // jail: IPv4 addresses or CIDRs, validated
+  std::string dns_forward = "auto";            // jail: "auto" or an IPv4 address
+};
 
-  // [limits]
-  std::map<std::string, long long> limits;
-  std::vector<std::string> limits_best_effort;  // limits allowed to go unenforced on this host
-  // Keys in `limits` that hold their built-in default (LimitKey::default_value), not a value
+// [limits]
+struct LimitsConfig {
+  std::map<std::string, long long> values;
+  std::vector<std::string> best_effort;  // limits allowed to go unenforced on this host
+  // Keys in `values` that hold their built-in default (LimitKey::default_value), not a value
   // the file set: recorded as not enforced where the host cannot hold them.
-  std::vector<std::string> limits_defaulted;
+  std::vector<std::string> defaulted;
+};
 
-  // [terminal]: the private pty between the sandbox and the operator's terminal
-  bool terminal_private = true;  // off: the sandbox writes to the operator's terminal itself
-  TerminalPassSet terminal_pass = default_terminal_pass_set();  // the filter's classes let through
-  // [records]: the session records' retention (applied at every launch and by `sessions prune`)
-  long long records_keep = 1000;     // at most this many ended records
-  long long records_keep_days = 90;  // and none older than this many days (0 = no age bound)
+// [terminal]: the private pty between the sandbox and the operator's terminal
+struct TerminalConfig {
+  bool private_pty = true;                             // off: the sandbox writes to the operator's terminal itself
+  TerminalPassSet pass = default_terminal_pass_set();  // the filter's classes let through
+};
+
+// [records]: the session records' retention (applied at every launch and by `sessions prune`)
+struct RecordsConfig {
+  long long keep = 1000;     // at most this many ended records
+  long long keep_days = 90;  // and none older than this many days (0 = no age bound)
+};
+
+struct Config {
+  std::string source_path;  // file it was read from ("" = built-in defaults)
+  bool file_found = false;
+
+  WorkspaceConfig workspace;
+  EnvironmentConfig environment;
+  HomeConfig home;
+  FilesystemConfig filesystem;
+  GitIdentityConfig git;
+  NetworkConfig network;
+  LimitsConfig limits;
+  TerminalConfig terminal;
+  RecordsConfig records;
   // [agents.NAME]
   std::map<std::string, AgentProfile> agents;
 

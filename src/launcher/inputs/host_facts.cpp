@@ -36,10 +36,10 @@ std::vector<std::string> candidate_paths(const Config& config, const LaunchReque
                                          const std::string& cwd) {
   std::vector<std::string> paths = {"/run/user", "/run/secrets", "/proc/sysrq-trigger", home};
   for (const auto& m : system_credential_files()) paths.push_back(m);
-  for (const auto& m : config.extra_masks) paths.push_back(m);
-  for (const auto& w : config.writable) paths.push_back(w);
-  for (const auto& r : config.read) paths.push_back(r);
-  for (const auto& e : config.home_keep_ro) paths.push_back(home + "/" + e);
+  for (const auto& m : config.filesystem.masks) paths.push_back(m);
+  for (const auto& w : config.filesystem.writable) paths.push_back(w);
+  for (const auto& r : config.filesystem.read) paths.push_back(r);
+  for (const auto& e : config.home.keep_read_only) paths.push_back(home + "/" + e);
   for (const auto& [name, profile] : config.agents) {
     for (const auto& e : profile.home) paths.push_back(home + "/" + e);
     for (const auto& e : profile.control) paths.push_back(home + "/" + e);
@@ -150,7 +150,7 @@ void gather_identity(const Config& config, const LaunchRequest& request, HostFac
   char cwd[PATH_MAX];
   f.cwd = ::getcwd(cwd, sizeof cwd) ? cwd : "";
   f.workspace_asked = !request.workspace.empty()       ? request.workspace
-                      : !config.workspace_root.empty() ? config.workspace_root
+                      : !config.workspace.root.empty() ? config.workspace.root
                                                        : f.cwd;
   f.workspace = real_path(f.workspace_asked);
 }
@@ -169,7 +169,7 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
     if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
   }
   f.bwrap_path = find_system_binary("bwrap");
-  for (const auto& path : config.writable) f.real_writable[path] = real_path(path);
+  for (const auto& path : config.filesystem.writable) f.real_writable[path] = real_path(path);
   for (const auto& [name, profile] : config.agents) note_home_entries(profile, f);
   f.launcher_dir = launcher_dir();
   f.libexec_dir = libexec_dir(f.launcher_dir);  // /proc/self/exe resolved once
@@ -206,7 +206,7 @@ void gather_namespaces(HostFacts& f) {
 // lean otherwise.
 bool budgets_requested(const Config& config, const LaunchRequest& request) {
   bool budgets = false;
-  for (const auto& [key, value] : config.limits) budgets = budgets || !cgroup::controller_for(key).empty();
+  for (const auto& [key, value] : config.limits.values) budgets = budgets || !cgroup::controller_for(key).empty();
   for (const auto& item : request.limit_overrides)
     budgets = budgets || !cgroup::controller_for(item.substr(0, item.find('='))).empty();
   return budgets;
@@ -219,7 +219,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   gather_identity(config, request, f);
   gather_paths(config, request, f);
   gather_git_identity(f);
-  f.footholds = gather_footholds(f.workspace, config.workspace_protect);
+  f.footholds = gather_footholds(f.workspace, config.workspace.protect);
   gather_namespaces(f);
   f.last_verify = read_last_verify(sessions_dir(f));
   for (int fd = 2; fd >= 0; --fd) {
@@ -229,7 +229,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
     }
   }
   if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies();
-  if (config.view == RootView::System) f.view_roots = gather_view_roots();
+  if (config.filesystem.view == RootView::System) f.view_roots = gather_view_roots();
   // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
   if (f.uid == 0) f.private_etc = private_entries("/etc");
   char target[PATH_MAX];

@@ -41,7 +41,7 @@ bool special(uint32_t a) {
 }
 
 std::string choose_forwarder(const Config& config, const NetworkFacts& facts, const std::vector<Ipv4Prefix>& blocked) {
-  if (config.dns_forward == "auto") {
+  if (config.network.dns_forward == "auto") {
     for (const char* candidate : kForwarderCandidates) {
       uint32_t a = *parse_ipv4_address(candidate, nullptr);
       if (!covered(a, facts.connected) && !covered(a, blocked)) return candidate;
@@ -53,9 +53,9 @@ std::string choose_forwarder(const Config& config, const NetworkFacts& facts, co
         kExitConfigError);
   }
   std::string problem;
-  auto a = parse_ipv4_address(config.dns_forward, &problem);
+  auto a = parse_ipv4_address(config.network.dns_forward, &problem);
   if (!a)
-    throw Error("network.dns_forward \"" + config.dns_forward + "\": " + problem, "use \"auto\" or an IPv4 address",
+    throw Error("network.dns_forward \"" + config.network.dns_forward + "\": " + problem, "use \"auto\" or an IPv4 address",
                 kExitConfigError);
   std::string why;
   if (special(*a)) why = "is a loopback, multicast or reserved address";
@@ -67,10 +67,10 @@ std::string choose_forwarder(const Config& config, const NetworkFacts& facts, co
         "network, so punching it would open that host)";
   if (!why.empty())
     throw Error(
-        "network.dns_forward " + config.dns_forward + " " + why,
+        "network.dns_forward " + config.network.dns_forward + " " + why,
         "use dns_forward = \"auto\", or an address from 198.51.100.0/24 or 203.0.113.0/24 outside the host's subnets",
         kExitConfigError);
-  return config.dns_forward;
+  return config.network.dns_forward;
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ JailPlan plan_jail(const Config& config, const NetworkFacts& facts) {
   plan.unreachable = cordon::fixed_unreachable();
 
   std::vector<Ipv4Prefix> allowed;
-  for (const auto& entry : config.allow_ip) {
+  for (const auto& entry : config.network.allow_ip) {
     auto p = parse_ipv4_cidr(entry, &problem);
     if (!p)
       throw Error("network.allow_ip \"" + entry + "\": " + problem, "fix " + config.source_path, kExitConfigError);

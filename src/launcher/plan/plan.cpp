@@ -61,9 +61,9 @@ void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
 void validate_caches(const Config& config, const AgentProfile& profile, const HostFacts& f) {
   std::vector<std::string> taken = profile.home;
   taken.insert(taken.end(), profile.control.begin(), profile.control.end());
-  taken.insert(taken.end(), config.home_keep_ro.begin(), config.home_keep_ro.end());
+  taken.insert(taken.end(), config.home.keep_read_only.begin(), config.home.keep_read_only.end());
   for (const auto& m : home_masked_files()) taken.push_back(m);
-  for (const auto& cache : config.home_caches) {
+  for (const auto& cache : config.home.caches) {
     const std::string path = f.home + "/" + cache;
     for (const auto& entry : taken)
       if (path_within(path, f.home + "/" + entry) || path_within(f.home + "/" + entry, path))
@@ -80,8 +80,8 @@ void validate_caches(const Config& config, const AgentProfile& profile, const Ho
 // rename the masked file's parent, and the next session's mask covers nothing.
 void validate_masks(const Config& config, const HostFacts& f) {
   std::vector<std::string> writable = {f.workspace};
-  for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
-  for (const auto& mask : config.extra_masks) {
+  for (const auto& w : config.filesystem.writable) writable.push_back(resolved_or_same(f.real_writable, w));
+  for (const auto& mask : config.filesystem.masks) {
     for (const auto& w : writable)
       if (path_within(mask, w))
         throw Error("mask " + mask + " (filesystem.masks) lies in " + w +
@@ -111,7 +111,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
                 "directory, $HOME or one of its parents, or cordon's own directories");
   refuse_newlines("workspace", f.workspace);
   refuse_newlines("home", f.home);
-  for (const auto& path : config.writable) {
+  for (const auto& path : config.filesystem.writable) {
     if (!f.exists(path))
       throw Error("writable path " + path + " (filesystem.writable) does not exist",
                   "create it or remove it from " + config.source_path);
@@ -126,8 +126,8 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   validate_control_entries(profile, f);
   validate_caches(config, profile, f);
   validate_masks(config, f);
-  for (const auto& path : config.read)
-    if (config.view == RootView::System && !f.exists(path))
+  for (const auto& path : config.filesystem.read)
+    if (config.filesystem.view == RootView::System && !f.exists(path))
       throw Error("read-only path " + path + " (filesystem.read) does not exist",
                   "create it or remove it from " + config.source_path);
   if (!f.exists(mask_source(f)))
@@ -153,17 +153,17 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.agent.name = profile.name;
   s.agent.home = profile.home;
   s.agent.control = profile.control;
-  s.home.keep_read_only = config.home_keep_ro;
-  for (const auto& cache : config.home_caches)
+  s.home.keep_read_only = config.home.keep_read_only;
+  for (const auto& cache : config.home.caches)
     if (auto it = f.cache_sources.find(cache); it != f.cache_sources.end() && !it->second.empty())
       s.home.caches.push_back(cache);
   s.home.path = f.home;
   s.home.account_path = f.account_home;
   s.workspace = f.workspace;
   s.writable = writable;
-  s.filesystem.view = config.view == RootView::System ? "system" : "host";
-  s.filesystem.tmpfs_size_bytes = config.tmpfs_size_bytes;
-  if (config.view == RootView::System) s.filesystem.read = config.read;
+  s.filesystem.view = config.filesystem.view == RootView::System ? "system" : "host";
+  s.filesystem.tmpfs_size_bytes = config.filesystem.tmpfs_size_bytes;
+  if (config.filesystem.view == RootView::System) s.filesystem.read = config.filesystem.read;
   for (const auto& entry : f.private_etc) s.filesystem.private_masked.push_back(entry.path);
   s.workspace_protected = f.footholds.protected_paths;
   s.workspace_protect_absent = f.footholds.absent;
@@ -215,13 +215,13 @@ std::string sandbox_resolv_conf(NetworkMode mode, const jail::JailPlan* jail) {
 }
 
 void describe_loopback_only_network(const Config& config, const AgentProfile& profile, NetworkIntent& n) {
-  if (config.network_mode == NetworkMode::Offline) n.mode = NetworkMode::Offline;
-  if (config.network_mode != NetworkMode::Allowlist) return;
+  if (config.network.mode == NetworkMode::Offline) n.mode = NetworkMode::Offline;
+  if (config.network.mode != NetworkMode::Allowlist) return;
   n.mode = NetworkMode::Allowlist;
   n.proxy = std::string(kProxyHost) + ":" + std::to_string(kProxyPort);
   n.proxy_allow = profile.network_allow;
-  n.proxy_allow.insert(n.proxy_allow.end(), config.network_allow.begin(), config.network_allow.end());
-  n.proxy_deny = config.network_deny;
+  n.proxy_allow.insert(n.proxy_allow.end(), config.network.allow.begin(), config.network.allow.end());
+  n.proxy_deny = config.network.deny;
 }
 
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
@@ -256,12 +256,12 @@ void record_limits(SandboxPlan& plan) {
 // A terminal on the launcher's side gets the private pty, unless the configuration turns it off.
 void plan_terminal(const Config& config, const HostFacts& facts, SandboxPlan& plan) {
   plan.intent.terminal.operator_device = facts.terminal_device;
-  plan.terminal.relay = config.terminal_private && facts.terminal_fds != 0;
+  plan.terminal.relay = config.terminal.private_pty && facts.terminal_fds != 0;
   plan.terminal.fds = facts.terminal_fds;
-  plan.terminal.pass = config.terminal_pass;
+  plan.terminal.pass = config.terminal.pass;
   plan.intent.terminal.private_pty = plan.terminal.relay;
   for (size_t i = 0; i + 1 < kTerminalClassCount; ++i)
-    if (config.terminal_pass.passes(static_cast<TerminalClass>(i)))
+    if (config.terminal.pass.passes(static_cast<TerminalClass>(i)))
       plan.intent.terminal.pass.emplace_back(terminal_class_name(static_cast<TerminalClass>(i)));
 }
 
@@ -279,9 +279,9 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.agent = profile.name;
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
-  plan.skip_session_init = config.proc == ProcMode::HostReadOnly;  // the host's /proc stays the host's
-  plan.limits = plan_limits(merge_limit_overrides(config, request.limit_overrides),
-                            limit_leniency(config, request.limit_overrides), facts.uid, facts.cgroups,
+  plan.skip_session_init = config.filesystem.proc == ProcMode::HostReadOnly;  // the host's /proc stays the host's
+  plan.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source_path),
+                            limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
                             config.source_path);
   plan.env = plan_environment(config, profile, facts);
   plan.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
@@ -292,7 +292,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   const size_t session_index = data.files.size();
   auto session_file_args = data.add(kSessionFilePath, "");
   session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
-  if (const std::string resolv = sandbox_resolv_conf(config.network_mode, jail); !resolv.empty()) {
+  if (const std::string resolv = sandbox_resolv_conf(config.network.mode, jail); !resolv.empty()) {
     // The sandbox's resolv.conf, bound where the host's really lives (its /run target when
     // /etc/resolv.conf links there), after and so over the host's copy.
     std::string dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
@@ -321,7 +321,7 @@ SandboxPlan build_plan(const Config& config, const HostFacts& facts, const Launc
   plan.data_files = std::move(data.files);
 
   // The allowlist's proxy is started after the fork: the command waits for it as for the jail.
-  plan.command_gate = (jail != nullptr || config.network_mode == NetworkMode::Allowlist) && !plan.skip_session_init;
+  plan.command_gate = (jail != nullptr || config.network.mode == NetworkMode::Allowlist) && !plan.skip_session_init;
   plan.command = command;
   assemble_argv(plan, facts.bwrap_path, mounts.args);
   return plan;

@@ -18,13 +18,13 @@ void narrow_network_mode(Config& config, const std::string& flag) {
   if (!mode)
     throw Error("--network " + flag + ": not one of " + network_mode_config_names(), "for example --network offline",
                 kExitConfigError);
-  if (!narrower_or_equal(*mode, config.network_mode))
+  if (!narrower_or_equal(*mode, config.network.mode))
     throw Error("--network " + flag + " would widen the configured network.mode = \"" +
-                    network_mode_config_name(config.network_mode) +
+                    network_mode_config_name(config.network.mode) +
                     "\": a run may only narrow it (host < jail < "
                     "allowlist < offline)",
                 "ask the operator to change [network] mode in " + config.source_path, kExitConfigError);
-  config.network_mode = *mode;
+  config.network.mode = *mode;
 }
 
 HostFacts facts_for(const Config& config, const SessionOptions& o) {
@@ -32,7 +32,7 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 }
 
 std::optional<jail::JailPlan> jail_plan_for(const Config& config) {
-  if (config.network_mode != NetworkMode::EgressJail) return std::nullopt;
+  if (config.network.mode != NetworkMode::EgressJail) return std::nullopt;
   return jail::plan_jail(config, jail::gather_network_facts());
 }
 

@@ -32,7 +32,7 @@ void tidy_records(const Config& config, const HostFacts& facts) {
   const std::string dir = sessions_dir(facts);
   SweepReport swept = sweep_crashed_sessions(dir);
   for (const auto& line : swept.lines) std::fprintf(stderr, "cordon: %s\n", line.c_str());
-  if (prune_due(dir)) prune_records(dir, config.records_keep, config.records_keep_days);
+  if (prune_due(dir)) prune_records(dir, config.records.keep, config.records.keep_days);
 }
 
 // The PATH the sandbox's execvp searches ("" when the sandbox has none).
@@ -82,7 +82,7 @@ int report_end(const Receipt& receipt, const SessionRecord& record) {
 }
 
 std::unique_ptr<jail::EgressJail> jail_stage_for(const Config& config, const std::string& session_id) {
-  if (config.network_mode != NetworkMode::EgressJail) return nullptr;
+  if (config.network.mode != NetworkMode::EgressJail) return nullptr;
   std::string pasta = jail::check_jail_prerequisites(config);
   return std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, session_id);
 }

@@ -36,16 +36,16 @@ TEST(ConfigDocs, EverySchemaKeyIsInTheShippedFile) {
 TEST(ConfigDocs, ShippedFileIsTheDefaults) {
   Config shipped = parse_config(slurp(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml"), "etc/cordon.toml");
   Config defaults = default_config();
-  EXPECT_EQ(shipped.network_mode, defaults.network_mode);
-  EXPECT_EQ(shipped.dns_forward, defaults.dns_forward);
-  EXPECT_EQ(shipped.workspace_root, defaults.workspace_root);
-  EXPECT_EQ(shipped.env_allow, defaults.env_allow);
-  EXPECT_EQ(shipped.env_deny, defaults.env_deny);
-  EXPECT_EQ(shipped.writable, defaults.writable);
-  EXPECT_EQ(shipped.proc, defaults.proc);
-  EXPECT_EQ(shipped.limits, defaults.limits);
-  EXPECT_EQ(shipped.records_keep, defaults.records_keep);
-  EXPECT_EQ(shipped.records_keep_days, defaults.records_keep_days);
+  EXPECT_EQ(shipped.network.mode, defaults.network.mode);
+  EXPECT_EQ(shipped.network.dns_forward, defaults.network.dns_forward);
+  EXPECT_EQ(shipped.workspace.root, defaults.workspace.root);
+  EXPECT_EQ(shipped.environment.allow, defaults.environment.allow);
+  EXPECT_EQ(shipped.environment.deny, defaults.environment.deny);
+  EXPECT_EQ(shipped.filesystem.writable, defaults.filesystem.writable);
+  EXPECT_EQ(shipped.filesystem.proc, defaults.filesystem.proc);
+  EXPECT_EQ(shipped.limits.values, defaults.limits.values);
+  EXPECT_EQ(shipped.records.keep, defaults.records.keep);
+  EXPECT_EQ(shipped.records.keep_days, defaults.records.keep_days);
   EXPECT_EQ(shipped.agents.size(), defaults.agents.size());
 }
 

@@ -15,11 +15,11 @@ namespace {
 
 TEST(Config, DefaultsWhenEmpty) {
   Config c = parse_config("", "/etc/cordon/cordon.toml");
-  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
-  EXPECT_EQ(c.dns_forward, "auto");
-  EXPECT_EQ(c.proc, ProcMode::Fresh);
+  EXPECT_EQ(c.network.mode, NetworkMode::EgressJail);
+  EXPECT_EQ(c.network.dns_forward, "auto");
+  EXPECT_EQ(c.filesystem.proc, ProcMode::Fresh);
   EXPECT_TRUE(c.agents.count("generic"));
-  EXPECT_TRUE(c.env_allow.empty());
+  EXPECT_TRUE(c.environment.allow.empty());
 }
 
 TEST(Config, ParsesEverySection) {
@@ -49,16 +49,16 @@ env = ["ANTHROPIC_API_KEY"]
 allow_ptrace = true
 )",
                           "t.toml");
-  EXPECT_EQ(c.workspace_root, "/src");
-  EXPECT_EQ(c.env_allow, (std::vector<std::string>{"EDITOR", "MY_*"}));
-  EXPECT_EQ(c.env_deny, (std::vector<std::string>{"MY_SECRET"}));
-  EXPECT_EQ(c.home_keep_ro, (std::vector<std::string>{".vimrc"}));
-  EXPECT_EQ(c.workspace_protect, (std::vector<std::string>{".envrc", ".vscode", ".idea", ".devcontainer"}));
-  EXPECT_EQ(c.writable, (std::vector<std::string>{"/var/cache/x"}));
-  EXPECT_EQ(c.proc, ProcMode::HostReadOnly);
-  EXPECT_EQ(c.network_mode, NetworkMode::Host);
-  EXPECT_EQ(c.allow_ip.size(), 2u);
-  EXPECT_EQ(c.dns_forward, "198.18.0.53");
+  EXPECT_EQ(c.workspace.root, "/src");
+  EXPECT_EQ(c.environment.allow, (std::vector<std::string>{"EDITOR", "MY_*"}));
+  EXPECT_EQ(c.environment.deny, (std::vector<std::string>{"MY_SECRET"}));
+  EXPECT_EQ(c.home.keep_read_only, (std::vector<std::string>{".vimrc"}));
+  EXPECT_EQ(c.workspace.protect, (std::vector<std::string>{".envrc", ".vscode", ".idea", ".devcontainer"}));
+  EXPECT_EQ(c.filesystem.writable, (std::vector<std::string>{"/var/cache/x"}));
+  EXPECT_EQ(c.filesystem.proc, ProcMode::HostReadOnly);
+  EXPECT_EQ(c.network.mode, NetworkMode::Host);
+  EXPECT_EQ(c.network.allow_ip.size(), 2u);
+  EXPECT_EQ(c.network.dns_forward, "198.18.0.53");
   const AgentProfile& p = c.agent("claude");
   EXPECT_EQ(p.binary, "/usr/local/bin/claude");
   EXPECT_EQ(p.home, (std::vector<std::string>{".claude", ".claude.json"}));
@@ -187,7 +187,7 @@ TEST(Config, MissingFileMeansDefaults) {
   Config c = load_config("/nonexistent/cordon.toml");
   EXPECT_FALSE(c.file_found);
   EXPECT_EQ(c.source_path, "/nonexistent/cordon.toml");
-  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
+  EXPECT_EQ(c.network.mode, NetworkMode::EgressJail);
 }
 
 // A path that exists but is not a regular file reads as empty: it must not mean "the defaults".
@@ -209,7 +209,7 @@ TEST(Config, APathThatIsNotARegularFileIsAConfigError) {
   Config c = load_config(name);
   ::unlink(name);
   EXPECT_TRUE(c.file_found);
-  EXPECT_EQ(c.network_mode, NetworkMode::EgressJail);
+  EXPECT_EQ(c.network.mode, NetworkMode::EgressJail);
 }
 
 // Garbage must never crash the parser or be accepted silently: every outcome is either a
@@ -261,9 +261,9 @@ TEST(Config, AReleaseRefusesAConfigurationOverride) {
 
 TEST(Config, TheViewAndItsReadPathsAreParsedStrictly) {
   Config c = parse_config("[filesystem]\nview = \"host\"\nread = [\"/opt/tools\"]\n", "t.toml");
-  EXPECT_EQ(c.view, RootView::Host);
-  EXPECT_EQ(c.read, std::vector<std::string>{"/opt/tools"});
-  EXPECT_EQ(default_config().view, RootView::System);
+  EXPECT_EQ(c.filesystem.view, RootView::Host);
+  EXPECT_EQ(c.filesystem.read, std::vector<std::string>{"/opt/tools"});
+  EXPECT_EQ(default_config().filesystem.view, RootView::System);
   EXPECT_THROW(parse_config("[filesystem]\nview = \"all\"\n", "t.toml"), ConfigError);
   EXPECT_THROW(parse_config("[filesystem]\nread = [\"/\"]\n", "t.toml"), ConfigError);
   EXPECT_THROW(parse_config("[filesystem]\nread = [\"opt\"]\n", "t.toml"), ConfigError);
@@ -276,16 +276,16 @@ namespace cordon {
 namespace {
 
 TEST(ConfigNetwork, ModeAndItsOlderSpellingAgreeOrAreRefused) {
-  EXPECT_EQ(parse_config("[network]\nmode = \"offline\"\n", "c.toml").network_mode, NetworkMode::Offline);
-  EXPECT_EQ(parse_config("[network]\negress_jail = false\n", "c.toml").network_mode, NetworkMode::Host);
-  EXPECT_EQ(parse_config("[network]\nmode = \"allowlist\"\negress_jail = true\n", "c.toml").network_mode,
+  EXPECT_EQ(parse_config("[network]\nmode = \"offline\"\n", "c.toml").network.mode, NetworkMode::Offline);
+  EXPECT_EQ(parse_config("[network]\negress_jail = false\n", "c.toml").network.mode, NetworkMode::Host);
+  EXPECT_EQ(parse_config("[network]\nmode = \"allowlist\"\negress_jail = true\n", "c.toml").network.mode,
             NetworkMode::Allowlist);
   EXPECT_THROW(parse_config("[network]\nmode = \"jail\"\negress_jail = false\n", "c.toml"), Error);
   EXPECT_THROW(parse_config("[network]\nmode = \"open\"\n", "c.toml"), Error);
   EXPECT_THROW(parse_config("[network]\nallow = [\"*bad.test\"]\n", "c.toml"), Error);
   Config c = parse_config("[network]\nallow = [\"api.test:8443\", \"203.0.113.0/24\"]\ndeny = [\"*.x.test\"]\n", "c.toml");
-  EXPECT_EQ(c.network_allow.size(), 2u);
-  EXPECT_EQ(c.network_deny, std::vector<std::string>{"*.x.test"});
+  EXPECT_EQ(c.network.allow.size(), 2u);
+  EXPECT_EQ(c.network.deny, std::vector<std::string>{"*.x.test"});
   // A shipped profile keeps its destinations unless the operator names its own.
   EXPECT_FALSE(parse_config("[agents.claude]\nenv = []\n", "c.toml").agent("claude").network_allow.empty());
   EXPECT_EQ(parse_config("[agents.claude]\nnetwork_allow = [\"a.test\"]\n", "c.toml").agent("claude").network_allow,
@@ -295,9 +295,9 @@ TEST(ConfigNetwork, ModeAndItsOlderSpellingAgreeOrAreRefused) {
 TEST(ConfigNetwork, ARunMayOnlyNarrowTheMode) {
   Config c = parse_config("[network]\nmode = \"allowlist\"\n", "c.toml");
   narrow_network_mode(c, "offline");
-  EXPECT_EQ(c.network_mode, NetworkMode::Offline);
+  EXPECT_EQ(c.network.mode, NetworkMode::Offline);
   narrow_network_mode(c, "");  // no flag: unchanged
-  EXPECT_EQ(c.network_mode, NetworkMode::Offline);
+  EXPECT_EQ(c.network.mode, NetworkMode::Offline);
   EXPECT_THROW(narrow_network_mode(c, "jail"), Error);
   EXPECT_THROW(narrow_network_mode(c, "wide"), Error);
 }

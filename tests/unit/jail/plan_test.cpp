@@ -39,8 +39,8 @@ NetworkFacts host_facts() {
 Config config_with(std::vector<std::string> allow = {}, std::string dns = "auto") {
   Config c = default_config();
   c.source_path = "/etc/cordon/cordon.toml";
-  c.allow_ip = std::move(allow);
-  c.dns_forward = std::move(dns);
+  c.network.allow_ip = std::move(allow);
+  c.network.dns_forward = std::move(dns);
   return c;
 }
 

@@ -70,7 +70,7 @@ LaunchRequest request(std::vector<std::string> command = {"sh", "-c", "true"}) {
 Config no_jail() {
   Config c = default_config();
   c.source_path = "/etc/cordon/cordon.toml";
-  c.network_mode = NetworkMode::Host;
+  c.network.mode = NetworkMode::Host;
   return c;
 }
 
@@ -217,22 +217,22 @@ TEST(Plan, ExactVectorForAKnownHost) {
 TEST(Plan, WritableTmpfsMountsAreCapped) {
   // Best-effort budgets this host cannot hold are named in the session file.
   Config best = no_jail();
-  best.limits["pids_max"] = 100;
-  std::erase(best.limits_defaulted, "pids_max");
-  best.limits_best_effort = {"pids_max"};
+  best.limits.values["pids_max"] = 100;
+  std::erase(best.limits.defaulted, "pids_max");
+  best.limits.best_effort = {"pids_max"};
   SandboxPlan plan = build_plan(best, sample_facts(), request());
   ASSERT_EQ(plan.intent.limits.not_enforced.size(), 2u);  // and the default memory budget
   EXPECT_EQ(plan.intent.limits.not_enforced[0].rfind("memory_max_bytes (default; ", 0), 0u);
   EXPECT_EQ(plan.intent.limits.not_enforced[1].rfind("pids_max (", 0), 0u);
   EXPECT_NE(find_seq(plan.argv, {"--size", "1073741824", "--tmpfs", "/tmp"}), std::string::npos);
   Config capped = no_jail();
-  capped.tmpfs_size_bytes = 0;  // no cap: no --size at all
+  capped.filesystem.tmpfs_size_bytes = 0;  // no cap: no --size at all
   EXPECT_EQ(find_seq(build_plan(capped, sample_facts(), request()).argv, {"--size"}), std::string::npos);
 }
 
 TEST(Plan, HostViewIsTheWholeRootReadOnlyWithTheSiblingsHidden) {
   Config c = no_jail();
-  c.view = RootView::Host;
+  c.filesystem.view = RootView::Host;
   SandboxPlan plan = build_plan(c, sample_facts(), request());
   EXPECT_NE(find_seq(plan.argv, {"--ro-bind", "/", "/", "--dev"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--symlink"}), std::string::npos);
@@ -244,15 +244,15 @@ TEST(Plan, HostViewIsTheWholeRootReadOnlyWithTheSiblingsHidden) {
 
 TEST(Plan, SystemViewAddsTheReadPathsBeforeTheWorkspace) {
   Config c = no_jail();
-  c.read = {"/opt/toolchain"};
+  c.filesystem.read = {"/opt/toolchain"};
   HostFacts f = sample_facts();
   f.existing_paths.insert("/opt/toolchain");
   SandboxPlan plan = build_plan(c, f, request());
   size_t read = find_seq(plan.argv, {"--ro-bind", "/opt/toolchain", "/opt/toolchain"});
   ASSERT_NE(read, std::string::npos);
   EXPECT_LT(read, find_bind_fd(plan.argv, "/src/app"));
-  EXPECT_EQ(plan.intent.filesystem.read, c.read);
-  c.read = {"/opt/missing"};
+  EXPECT_EQ(plan.intent.filesystem.read, c.filesystem.read);
+  c.filesystem.read = {"/opt/missing"};
   EXPECT_THROW(build_plan(c, f, request()), Error);
 }
 
@@ -270,7 +270,7 @@ TEST(Plan, ARootLaunchMasksWhatOnlyRootMayReadInEtc) {
 
 TEST(Plan, AMaskInsideTheWorkspaceIsRefused) {
   Config c = no_jail();
-  c.extra_masks = {"/src/app/config/.env"};
+  c.filesystem.masks = {"/src/app/config/.env"};
   try {
     build_plan(c, sample_facts(), request());
     FAIL() << "a mask inside the workspace was accepted";
@@ -310,8 +310,8 @@ TEST(Plan, CredentialVariablesNeverPass) {
 
 TEST(Plan, AllowAndDenyLists) {
   Config c = no_jail();
-  c.env_allow = {"EDITOR", "AWS_*"};
-  c.env_deny = {"AWS_SECRET_ACCESS_KEY"};
+  c.environment.allow = {"EDITOR", "AWS_*"};
+  c.environment.deny = {"AWS_SECRET_ACCESS_KEY"};
   SandboxPlan plan = build_plan(c, sample_facts(), request());
   EXPECT_NE(find_seq(plan.argv, {"--setenv", "EDITOR", "vi"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--setenv", "AWS_SECRET_ACCESS_KEY"}), std::string::npos);  // deny wins
@@ -327,7 +327,7 @@ TEST(Plan, ClearenvComesBeforeEverySetenv) {
 
 TEST(Plan, HomeInversionOrdering) {
   Config c = no_jail();
-  c.home_keep_ro = {".vimrc", ".absent"};
+  c.home.keep_read_only = {".vimrc", ".absent"};
   AgentProfile claude{"claude", "", {".claude", ".claude.json"}, {}, false, false};
   c.agents["claude"] = claude;
   LaunchRequest r = request();
@@ -349,7 +349,7 @@ TEST(Plan, HomeInversionOrdering) {
 
 TEST(Plan, ExtraWritablePathsComeAfterMasks) {
   Config c = no_jail();
-  c.writable = {"/srv/cache"};
+  c.filesystem.writable = {"/srv/cache"};
   HostFacts f = sample_facts();
   f.existing_paths.insert("/srv/cache");
   SandboxPlan plan = build_plan(c, f, request());
@@ -364,7 +364,7 @@ TEST(Plan, ExtraWritablePathsComeAfterMasks) {
 TEST(Plan, OnlyPlannedPathsAreWritable) {
   // Every read-write bind in the vector is the workspace, an agent dir or a configured path.
   Config c = no_jail();
-  c.writable = {"/var/cache/tool"};
+  c.filesystem.writable = {"/var/cache/tool"};
   HostFacts f = sample_facts();
   f.existing_paths.insert("/var/cache/tool");
   SandboxPlan plan = build_plan(c, f, request());
@@ -396,7 +396,7 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
     f.workspace = ws;
     f.directories.insert(ws);
     Config host = no_jail();
-    host.view = RootView::Host;
+    host.filesystem.view = RootView::Host;
     return siblings_mask(host, f);
   };
   EXPECT_EQ(parent_mask("/src/app"), "/src");
@@ -409,20 +409,20 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
   EXPECT_EQ(parent_mask("/var/tmp/x/ws"), "/var/tmp/x");
   EXPECT_EQ(parent_mask("/usr/src/linux"), "");  // the OS tree
   Config keep = no_jail();
-  keep.view = RootView::Host;
-  keep.hide_siblings = false;
+  keep.filesystem.view = RootView::Host;
+  keep.workspace.hide_siblings = false;
   f.workspace = "/src/app";
   EXPECT_EQ(siblings_mask(keep, f), "");
   // The system view shows no sibling at all, so it needs no mask.
   EXPECT_EQ(parent_mask("/src/app"), "/src");
   Config system = no_jail();
-  system.view = RootView::System;
+  system.filesystem.view = RootView::System;
   EXPECT_EQ(siblings_mask(system, f), "");
 }
 
 TEST(Plan, HostProcFallbackIsExplicit) {
   Config c = no_jail();
-  c.proc = ProcMode::HostReadOnly;
+  c.filesystem.proc = ProcMode::HostReadOnly;
   SandboxPlan plan = build_plan(c, sample_facts(), request());
   EXPECT_NE(find_seq(plan.argv, {"--ro-bind", "/proc", "/proc"}), std::string::npos);
   EXPECT_EQ(find_seq(plan.argv, {"--proc", "/proc"}), std::string::npos);
@@ -462,7 +462,7 @@ TEST(Plan, SessionFileDescribesIntent) {
 TEST(Plan, AHomeKeepEntryCannotInjectAWritablePath) {
   Config c = parse_config("[network]\negress_jail = false\n[home]\nkeep = [\".x\\nwritable /\"]\n",
                           "/etc/cordon/cordon.toml");
-  ASSERT_EQ(c.home_keep_ro, std::vector<std::string>{".x\nwritable /"});
+  ASSERT_EQ(c.home.keep_read_only, std::vector<std::string>{".x\nwritable /"});
   SandboxPlan plan = build_plan(c, sample_facts(), request());
   std::string problem;
   auto parsed = parse_session(plan.data_files[1].content, &problem);
@@ -474,7 +474,7 @@ TEST(Plan, AHomeKeepEntryCannotInjectAWritablePath) {
 
 TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   Config c = no_jail();
-  c.limits = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
+  c.limits.values = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
   HostFacts f = sample_facts();
   f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
   SandboxPlan plan = build_plan(c, f, request());
@@ -514,13 +514,13 @@ TEST(Plan, DefaultBudgetsHoldWhereACgroupIsAndAreRecordedNotEnforcedWhereNot) {
   EXPECT_THROW(build_plan(no_jail(), sample_facts(), asked), Error);
   // 0 in the file turns a default off.
   Config off = parse_config("[limits]\npids_max = 0\nmemory_max_bytes = 0\n", "/etc/cordon/cordon.toml");
-  EXPECT_TRUE(off.limits.empty());
-  EXPECT_TRUE(off.limits_defaulted.empty());
+  EXPECT_TRUE(off.limits.values.empty());
+  EXPECT_TRUE(off.limits.defaulted.empty());
 }
 
 TEST(Plan, LoopbackOnlyModesNameNoResolverAndAllowlistPointsEveryClientAtTheProxy) {
   Config off = no_jail();
-  off.network_mode = NetworkMode::Offline;
+  off.network.mode = NetworkMode::Offline;
   SandboxPlan offline = build_plan(off, sample_facts(), request());
   EXPECT_NE(find_seq(offline.argv, {"--unshare-net"}), std::string::npos);
   EXPECT_EQ(offline.intent.network.mode, NetworkMode::Offline);
@@ -530,9 +530,9 @@ TEST(Plan, LoopbackOnlyModesNameNoResolverAndAllowlistPointsEveryClientAtTheProx
   EXPECT_TRUE(resolv);
 
   Config al = no_jail();
-  al.network_mode = NetworkMode::Allowlist;
-  al.network_allow = {"registry.test"};
-  al.network_deny = {"bad.registry.test"};
+  al.network.mode = NetworkMode::Allowlist;
+  al.network.allow = {"registry.test"};
+  al.network.deny = {"bad.registry.test"};
   SandboxPlan allow = build_plan(al, sample_facts(), request());
   EXPECT_EQ(find_seq(allow.argv, {"--unshare-net"}), std::string::npos);  // the holder's namespace
   EXPECT_TRUE(allow.command_gate);                                        // waits for the proxy
@@ -580,19 +580,19 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"workspace is /var", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/var"; f.directories.insert(f.workspace); }, "contains a system tree (/var/lib)"},
         Refusal{"workspace holds cordon", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/opt"; f.directories.insert(f.workspace); f.launcher_dir = "/opt/cordon/bin"; }, "contains the directory of the cordon binary"},
         Refusal{"workspace in cordon state", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev/.local/state/cordon/x"; f.directories.insert(f.workspace); }, "lies in cordon's state directory"},
-        Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "writable path /run/user/1000/bus (filesystem.writable) lies in a system tree (/run)"},
-        Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "writable path /srv/link (filesystem.writable) is a system tree (/etc)"},
+        Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "writable path /run/user/1000/bus (filesystem.writable) lies in a system tree (/run)"},
+        Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "writable path /srv/link (filesystem.writable) is a system tree (/etc)"},
         Refusal{"workspace a file", [](Config&, HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); }, "not a directory"},
         Refusal{"home is /", [](Config&, HostFacts& f, LaunchRequest&) { f.home = "/"; }, "home directory"},
-        Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.writable = {"/nope"}; }, "writable path /nope"},
+        Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.filesystem.writable = {"/nope"}; }, "writable path /nope"},
         Refusal{"agent binary missing", [](Config& c, HostFacts&, LaunchRequest& r) {
                   c.agents["codex"] = AgentProfile{"codex", "/usr/local/bin/codex", {}, {}, false};
                   r.agent = "codex"; }, "binary /usr/local/bin/codex does not exist"},
         Refusal{"unknown agent", [](Config&, HostFacts&, LaunchRequest& r) { r.agent = "ghost"; }, "unknown agent profile"},
         Refusal{"no command", [](Config&, HostFacts&, LaunchRequest& r) { r.command.clear(); }, "no command"},
-        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits["memory_max_bytes"] = 1 << 30; c.limits_defaulted.clear(); }, "cannot be enforced here"},
-        Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
-        Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
+        Refusal{"memory budget without a cgroup", [](Config& c, HostFacts&, LaunchRequest&) { c.limits.values["memory_max_bytes"] = 1 << 30; c.limits.defaulted.clear(); }, "cannot be enforced here"},
+        Refusal{"nproc as root", [](Config& c, HostFacts& f, LaunchRequest&) { c.limits.values["nproc"] = 64; f.uid = 0; }, "RLIMIT_NPROC"},
+        Refusal{"raising a limit", [](Config& c, HostFacts&, LaunchRequest& r) { c.limits.values["nofile"] = 64; r.limit_overrides = {"nofile=65"}; }, "only lower"},
         Refusal{"unknown limit override", [](Config&, HostFacts&, LaunchRequest& r) { r.limit_overrides = {"cpu=1"}; }, "NAME=NUMBER"},
         Refusal{"newline in workspace", [](Config&, HostFacts& f, LaunchRequest&) {
                   f.workspace = "/src/a\nb"; f.directories.insert(f.workspace); }, "newline"}),
@@ -693,8 +693,8 @@ TEST(Plan, AgentBinaryRunsWhenNoCommand) {
 
 TEST(Limits, PlannedFromConfigAndOverrides) {
   Config c = no_jail();
-  c.limits = {{"nofile", 256}, {"fsize_bytes", 1 << 20}, {"wall_clock_seconds", 60}, {"pids_max", 100}};
-  c.limits_best_effort = {"pids_max"};
+  c.limits.values = {{"nofile", 256}, {"fsize_bytes", 1 << 20}, {"wall_clock_seconds", 60}, {"pids_max", 100}};
+  c.limits.best_effort = {"pids_max"};
   LaunchRequest r = request();
   r.limit_overrides = {"nofile=128", "as_bytes=1000000000"};
   SandboxPlan plan = build_plan(c, sample_facts(), r);
@@ -715,8 +715,8 @@ TEST(GitConfig, IdentityPrecedenceAndEscaping) {
   EXPECT_NE(render_gitconfig(c, f).find("email = \"dev@cordon.invalid\""), std::string::npos);
   f.git_user_email = "host@example.org";
   EXPECT_NE(render_gitconfig(c, f).find("email = \"host@example.org\""), std::string::npos);
-  c.git_email = "ops@example.org";
-  c.git_name = "Evil\"\n[core]\n\tsshCommand = x";
+  c.git.email = "ops@example.org";
+  c.git.name = "Evil\"\n[core]\n\tsshCommand = x";
   std::string text = render_gitconfig(c, f);
   EXPECT_NE(text.find("email = \"ops@example.org\""), std::string::npos);
   EXPECT_EQ(text.find("\n[core]"), std::string::npos) << text;  // no section injection
@@ -820,7 +820,7 @@ TEST(Plan, RefusesACacheOverAKeptEntryOrTheWorkspace) {
   HostFacts f = sample_facts();
   f.home = "/home/dev";
   Config c = no_jail();
-  c.home_caches = {".npm"};
+  c.home.caches = {".npm"};
   f.cache_sources[".npm"] = "/var/lib/cordon/caches/claude/.npm";
   LaunchRequest r;
   r.agent = "claude";
@@ -832,14 +832,14 @@ TEST(Plan, RefusesACacheOverAKeptEntryOrTheWorkspace) {
     bound = bound || (b.source == "/var/lib/cordon/caches/claude/.npm" && b.dest == "/home/dev/.npm" && !b.read_only);
   EXPECT_TRUE(bound);
   for (const char* bad : {".claude", ".claude/plugins/x", ".netrc"}) {
-    c.home_caches = {bad};
+    c.home.caches = {bad};
     f.cache_sources[bad] = "/var/lib/cordon/caches/claude/x";
     EXPECT_THROW(build_plan(c, f, r), Error) << bad;
   }
   f.workspace = "/home/dev/src/app";
   f.existing_paths.insert(f.workspace);
   f.directories.insert(f.workspace);
-  c.home_caches = {"src"};
+  c.home.caches = {"src"};
   f.cache_sources["src"] = "/var/lib/cordon/caches/claude/src";
   EXPECT_THROW(build_plan(c, f, r), Error);
 }
