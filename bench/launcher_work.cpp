@@ -3,19 +3,21 @@
 // With SECCOMP_OUT, also writes the compiled filter there: the bench's bare bwrap then runs
 // with cordon's exact argv, --seccomp included.
 // Usage: cordon_bench_work [CONFIG] [ITERATIONS] [SECCOMP_OUT]
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "common/build_config.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
+#include "launcher/plan/session_options.h"
 #include "launcher/seccomp/compile.h"
 #include "launcher/seccomp/policy.h"
 
@@ -26,9 +28,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
     cordon::Config config = cordon::load_config(config_path);
-    cordon::LaunchRequest request{"", "", {"/bin/true"}, config.source_path, {}};
-    cordon::HostFacts facts = cordon::gather_host_facts(config, request);
-    cordon::SandboxPlan plan = cordon::build_plan(config, facts, request);
+    // What every launch does (plan/session_options.h): the host facts (the workspace's and,
+    // for the jail and the allowlist, the network's) and the plan.
+    cordon::SessionOptions options;
+    options.command = {"/bin/true"};
+    cordon::HostFacts facts = cordon::facts_for(config, options);
+    cordon::SandboxPlan plan = cordon::plan_for(config, facts, options);
     cordon::UniqueFd filter = cordon::seccomp::compile_to_memfd(cordon::seccomp::build_rules(plan.seccomp));
     auto end = std::chrono::steady_clock::now();
     micros.push_back(std::chrono::duration<double, std::micro>(end - start).count());

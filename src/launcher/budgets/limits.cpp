@@ -107,4 +107,17 @@ bool apply_rlimits(const LimitPlan& plan) {
   return true;
 }
 
+LimitsIntent describe_limits(const LimitPlan& plan) {
+  LimitsIntent intent;
+  for (const auto& r : plan.rlimits) intent.values.push_back(r.name + "=" + std::to_string(r.value));
+  for (const auto& b : plan.cgroup_budgets) {
+    intent.values.push_back(b.limit_key + "=" + std::to_string(b.value));
+    intent.cgroup_parents[b.controller] = b.parent_dir;
+  }
+  intent.not_enforced = plan.not_enforced;
+  if (plan.wall_clock_seconds > 0)
+    intent.values.push_back("wall_clock_seconds=" + std::to_string(plan.wall_clock_seconds));
+  return intent;
+}
+
 }  // namespace cordon

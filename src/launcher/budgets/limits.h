@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/intent.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/inputs/config.h"
 
@@ -49,6 +50,9 @@ LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::
 // cordon::Error when a limit cannot be enforced and is neither best-effort nor defaulted.
 LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
                       const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
+
+// The budgets as the session file states them, in the order applied.
+LimitsIntent describe_limits(const LimitPlan& plan);
 
 // In the forked child, before bwrap: async-signal-safe setrlimit calls. Returns false on error.
 bool apply_rlimits(const LimitPlan& plan);

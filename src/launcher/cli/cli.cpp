@@ -203,8 +203,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
     if (cmd->parsed()) narrow_network_mode(config, options->network);
   if (*c.status_cmd) return status_command(config, c.status);
   if (*c.argv_cmd) {
-    auto jail_plan = jail_plan_for(config);
-    print_argv(plan_for(config, facts_for(config, c.argv), c.argv, jail_plan ? &*jail_plan : nullptr), c.argv.json);
+    print_argv(plan_for(config, facts_for(config, c.argv), c.argv), c.argv.json);
     return kExitSuccess;
   }
   if (*c.sessions_cmd) {

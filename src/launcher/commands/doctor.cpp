@@ -22,7 +22,8 @@
 #include "launcher/commands/shim.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
-#include "launcher/jail/tun_device.h"
+#include "launcher/network/network_plan.h"
+#include "launcher/network/tun_device.h"
 #include "launcher/plan/session_options.h"
 #include "launcher/process/subprocess.h"
 #include "launcher/record/sweep.h"
@@ -68,9 +69,9 @@ void check_bwrap(const std::string& bwrap, const Config& config, std::vector<Doc
   auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev",
                            "/dev", "--", "/bin/true"});
   bool proc_ok = proc.exit_code == 0;
-  DoctorStatus proc_status = proc_ok                                 ? DoctorStatus::Pass
+  DoctorStatus proc_status = proc_ok                                            ? DoctorStatus::Pass
                              : config.filesystem.proc == ProcMode::HostReadOnly ? DoctorStatus::Warn
-                                                                     : DoctorStatus::Fail;
+                                                                                : DoctorStatus::Fail;
   rows.push_back({proc_status, "fresh /proc",
                   proc_ok ? "a new pid namespace can mount its own /proc" : first_line(proc.output),
                   "a nested container refuses proc mounts: run it with --security-opt "
@@ -98,12 +99,12 @@ void check_seccomp(std::vector<DoctorRow>& rows) {
 
 void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   // Without the jail these are only advisory; with it they are required.
-  DoctorStatus missing = config.network.mode == NetworkMode::EgressJail ? DoctorStatus::Fail : DoctorStatus::Warn;
+  const bool required = network::jail_required(config.network);
+  DoctorStatus missing = required ? DoctorStatus::Fail : DoctorStatus::Warn;
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
   std::string fix = tun.fix;
-  if (config.network.mode == NetworkMode::EgressJail)
-    fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
+  if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");

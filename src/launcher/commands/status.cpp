@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/state_dirs.h"
+#include "launcher/network/network_plan.h"
 
 namespace cordon {
 namespace {
@@ -22,22 +23,7 @@ std::string home_summary(const SessionIntent& s) {
   return out + " only";
 }
 
-std::string network_summary(const SessionIntent& s) {
-  if (s.network.mode == NetworkMode::Offline) return "offline: loopback only, no resolver; nothing leaves";
-  if (s.network.mode == NetworkMode::Allowlist) {
-    std::string rules;
-    for (const auto& r : s.network.proxy_allow) rules += (rules.empty() ? "" : ", ") + r;
-    std::string out = "allowlist: loopback only, no resolver; HTTP(S) through cordon's proxy at " + s.network.proxy +
-                      " to " + (rules.empty() ? std::string("nothing (no allow rules)") : rules);
-    if (!s.network.proxy_deny.empty()) out += "; denied: " + std::to_string(s.network.proxy_deny.size()) + " rule(s)";
-    return out;
-  }
-  if (!s.network.jailed()) return "NOT CONFINED: host network (egress jail disabled)";
-  return "egress jail: " + std::to_string(s.network.blackholes.size()) +
-         " private/connected ranges blackholed, "
-         "link-local unreachable, " +
-         std::to_string(s.network.allow.size()) + " allowed IPs, DNS via " + s.network.dns_forward;
-}
+std::string network_summary(const SessionIntent& s) { return network::describe_network(s.network); }
 
 // 268435456 -> "256 MiB"; 1500 -> "1500 B".
 std::string bytes_text(unsigned long long bytes) {
@@ -109,7 +95,7 @@ std::string render_status(const StatusView& v) {
   std::string first = v.inside
                           ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
                           : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
-  if (s.network.mode == NetworkMode::Host) first += " -- NETWORK NOT CONFINED: egress jail disabled";
+  if (std::string label = network::network_weaker_label(s.network); !label.empty()) first += " -- " + label;
   if (!s.terminal.operator_device.empty() && !s.terminal.private_pty)
     first += " -- TERMINAL SHARED: private terminal disabled";
   if (s.filesystem.view != "system")
@@ -168,10 +154,8 @@ bool status_inside_sandbox(bool json) {
 
 int status_command(const Config& config, SessionOptions o) {
   o.command = {"/bin/true"};
-  auto jail_plan = jail_plan_for(config);
   HostFacts facts = facts_for(config, o);
-  StatusView view{false, plan_for(config, facts, o, jail_plan ? &*jail_plan : nullptr).intent,
-                  read_last_egress(sessions_dir(facts))};
+  StatusView view{false, plan_for(config, facts, o).intent, read_last_egress(sessions_dir(facts))};
   std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
   return 0;
 }

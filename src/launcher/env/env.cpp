@@ -6,7 +6,8 @@
 
 namespace cordon {
 
-EnvList plan_environment(const Config& config, const AgentProfile& profile, const HostFacts& facts) {
+EnvList plan_environment(const EnvironmentConfig& config, const AgentProfile& profile, const HostFacts& facts,
+                         const EnvList& mode_env) {
   auto any_match = [](const std::vector<std::string>& patterns, const std::string& name) {
     return std::any_of(patterns.begin(), patterns.end(),
                        [&](const std::string& p) { return env_name_matches(p, name); });
@@ -18,25 +19,17 @@ EnvList plan_environment(const Config& config, const AgentProfile& profile, cons
       {"GIT_CONFIG_GLOBAL", kGitConfigPath},
       {"GIT_CONFIG_SYSTEM", "/dev/null"},
   };
-  // network.mode = "allowlist": the proxy is the only way out, so every client is pointed at
-  // it (curl reads the lower-case http_proxy only; Node's fetch needs NODE_USE_ENV_PROXY), and
-  // a host proxy variable of the same name never reaches the sandbox.
-  if (config.network.mode == NetworkMode::Allowlist) {
-    for (const char* name : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"})
-      fixed.emplace_back(name, proxy_url());
-    fixed.emplace_back("NO_PROXY", "localhost,127.0.0.1,::1");
-    fixed.emplace_back("no_proxy", "localhost,127.0.0.1,::1");
-    fixed.emplace_back("NODE_USE_ENV_PROXY", "1");
-  }
+  // The network mode's own (network/network_plan.h: the allowlist's proxy variables).
+  fixed.insert(fixed.end(), mode_env.begin(), mode_env.end());
   auto is_fixed = [&](const std::string& name) {
     return std::any_of(fixed.begin(), fixed.end(), [&](const auto& kv) { return kv.first == name; });
   };
 
   EnvList out;
   for (const auto& [name, value] : facts.env) {
-    bool allowed = any_match(base_env_allow_list(), name) || any_match(config.environment.allow, name) ||
+    bool allowed = any_match(base_env_allow_list(), name) || any_match(config.allow, name) ||
                    any_match(profile.env, name);
-    if (!allowed || any_match(config.environment.deny, name) || is_fixed(name)) continue;
+    if (!allowed || any_match(config.deny, name) || is_fixed(name)) continue;
     out.emplace_back(name, value);
   }
   if (!facts.env_value("PATH")) out.emplace_back("PATH", "/usr/local/bin:/usr/bin:/bin");

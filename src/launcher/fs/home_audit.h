@@ -14,7 +14,7 @@
 
 #include "common/agent_control.h"
 #include "common/json_codec.h"
-#include "launcher/fs/foothold_audit.h"
+#include "launcher/section/teardown_audit.h"
 
 namespace cordon {
 

@@ -3,7 +3,6 @@
 #include "common/credential_files.h"
 #include "common/intent.h"
 #include "common/paths.h"
-#include "launcher/fs/git_footholds.h"
 
 namespace cordon {
 namespace {
@@ -33,14 +32,6 @@ void bind_fd_read_only(MountPlan& plan, int& next_fd, const std::string& source,
 }
 
 }  // namespace
-
-std::vector<std::string> DataFiles::add(const std::string& dest, std::string content) {
-  int fd = next_fd++;
-  files.push_back({dest, std::move(content), fd});
-  // Readable by anyone inside, like the files they stand in for (bwrap's default is 0600,
-  // which reads as a root-only file to check 30).
-  return {"--perms", "0444", "--ro-bind-data", std::to_string(fd), dest};
-}
 
 std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path) {
   auto it = resolved.find(path);
@@ -160,7 +151,7 @@ void add_file_masks(const Config& config, const HostFacts& facts, std::vector<st
 }  // namespace
 
 MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const std::vector<std::string>& session_args, int next_fd) {
+                      const WorkspaceMounts& workspace, const std::vector<std::string>& session_args, int next_fd) {
   MountPlan plan;
   auto& a = plan.args;
   add_root(config, facts, a);
@@ -177,13 +168,14 @@ MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const H
   add_home(config, profile, facts, plan, next_fd);
 
   // 4. The workspace, read-write, by descriptor (BoundPath).
-  bind_fd(plan, next_fd, facts.workspace, facts.workspace);
-  // 4a. Its footholds (git's config and hooks, [workspace] protect), read-only (fs/git_footholds.h).
-  for (auto& arg : foothold_mount_args(facts.footholds)) a.push_back(std::move(arg));
+  bind_fd(plan, next_fd, workspace.path, workspace.path);
+  // 4a. Its footholds (git's config and hooks, [workspace] protect), read-only (workspace/footholds.h).
+  a.insert(a.end(), workspace.read_only_args.begin(), workspace.read_only_args.end());
   add_file_masks(config, facts, a);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
-  for (const auto& path : config.filesystem.writable) bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
+  for (const auto& path : config.filesystem.writable)
+    bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
 
   // 7. Generated files in a private directory that is read-only inside.
   add(a, {"--tmpfs", kSessionDir});

@@ -219,7 +219,6 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   gather_identity(config, request, f);
   gather_paths(config, request, f);
   gather_git_identity(f);
-  f.footholds = gather_footholds(f.workspace, config.workspace.protect);
   gather_namespaces(f);
   f.last_verify = read_last_verify(sessions_dir(f));
   for (int fd = 2; fd >= 0; --fd) {

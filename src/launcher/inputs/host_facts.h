@@ -10,10 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "launcher/fs/git_footholds.h"
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
+#include "launcher/inputs/network_facts.h"
 #include "launcher/inputs/root_view.h"
+#include "launcher/inputs/workspace_tree.h"
 
 namespace cordon {
 
@@ -65,12 +66,16 @@ struct HostFacts {
   // none), and which of the three are terminals (bit N = fd N): they get the private pty.
   std::string terminal_device;
   unsigned terminal_fds = 0;
-  FootholdPlan footholds;             // workspace paths bound read-only (fs/git_footholds.h)
+  // What the workspace holds of git dirs and [workspace] protect entries, as read once
+  // (workspace/workspace_plan.h snapshot_workspace_tree); the footholds are planned from it.
+  TreeSnapshot workspace_tree;
   std::string last_verify;            // "PASS at TIME" / "FAIL (N) at TIME" from the state directory
   std::vector<RootEntry> view_roots;  // the system view's roots on this host (view = "system")
   // Entries of /etc other users cannot read (/etc/ssl/private, ...): masked for a root launch,
   // whose uid owns them; gathered only then.
   std::vector<PrivateEntry> private_etc;
+  // The host's network, when the mode reads it (network/network_plan.h: needs_network_facts).
+  NetworkFacts network;
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

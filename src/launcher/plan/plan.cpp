@@ -7,7 +7,8 @@
 #include "launcher/fs/gitconfig.h"
 #include "launcher/fs/mounts.h"
 #include "launcher/inputs/state_dirs.h"
-#include "launcher/plan/dangerous_paths.h"
+#include "launcher/section/dangerous_paths.h"
+#include "launcher/workspace/workspace_plan.h"
 
 namespace cordon {
 namespace {
@@ -94,10 +95,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   if (f.bwrap_path.empty())
     throw Error("bubblewrap (bwrap) is not installed",
                 "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
-  if (f.workspace.empty())
-    throw Error("workspace " + f.workspace_asked + " does not exist",
-                "create it, or pass --workspace DIR with an existing directory");
-  if (!f.is_dir(f.workspace)) throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+  refuse_unusable_workspace(f);
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
@@ -105,11 +103,7 @@ void validate(const Config& config, const AgentProfile& profile, const HostFacts
   const std::string state_dir = state_dir_of(sessions);
   const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.account_home, f.libexec_dir,
                                                                     f.launcher_dir, state_dir);
-  if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
-    throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
-                "use a project directory as the workspace (for example ~/src/app), not a system or shared "
-                "directory, $HOME or one of its parents, or cordon's own directories");
-  refuse_newlines("workspace", f.workspace);
+  refuse_dangerous_workspace(f, protected_list);
   refuse_newlines("home", f.home);
   for (const auto& path : config.filesystem.writable) {
     if (!f.exists(path))
@@ -145,7 +139,8 @@ std::vector<std::string> namespace_args() {
 }
 
 SessionIntent describe_session(const Config& config, const AgentProfile& profile, const HostFacts& f,
-                               const EnvList& env, const std::vector<std::string>& writable) {
+                               const WorkspaceSection& workspace, const EnvList& env,
+                               const std::vector<std::string>& writable) {
   SessionIntent s;
   s.config.path = config.source_path;
   s.config.fixed_path = build::kConfigPath;
@@ -165,8 +160,8 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.filesystem.tmpfs_size_bytes = config.filesystem.tmpfs_size_bytes;
   if (config.filesystem.view == RootView::System) s.filesystem.read = config.filesystem.read;
   for (const auto& entry : f.private_etc) s.filesystem.private_masked.push_back(entry.path);
-  s.workspace_protected = f.footholds.protected_paths;
-  s.workspace_protect_absent = f.footholds.absent;
+  s.workspace_protected = workspace.footholds.protected_paths;
+  s.workspace_protect_absent = workspace.footholds.absent;
   for (const auto& [name, value] : env) s.env_names.push_back(name);
   s.libexec = f.libexec_dir;
   // A shipped profile's shim copy only when it is installed: `--agent claude` without a shim
@@ -201,38 +196,14 @@ bool runs_the_agent(const AgentProfile& profile, const HostFacts& facts, const s
 
 namespace {
 
-// The jail's resolv.conf names its forwarder. Loopback-only modes name a resolver that is not
-// there (127.0.0.1:53 answers "connection refused" at once): no query leaves, and the host's
-// resolver address is not shown. Host mode keeps the host's file.
-std::string sandbox_resolv_conf(NetworkMode mode, const jail::JailPlan* jail) {
-  if (jail) return jail->resolv_conf;
-  if (mode == NetworkMode::Allowlist)
-    return "# written by cordon: network.mode = \"allowlist\": no resolver; the proxy (" + proxy_url() +
-           ") resolves the names it admits\nnameserver 127.0.0.1\n";
-  if (mode == NetworkMode::Offline)
-    return "# written by cordon: network.mode = \"offline\": no resolver\nnameserver 127.0.0.1\n";
-  return {};
-}
-
-void describe_loopback_only_network(const Config& config, const AgentProfile& profile, NetworkIntent& n) {
-  if (config.network.mode == NetworkMode::Offline) n.mode = NetworkMode::Offline;
-  if (config.network.mode != NetworkMode::Allowlist) return;
-  n.mode = NetworkMode::Allowlist;
-  n.proxy = std::string(kProxyHost) + ":" + std::to_string(kProxyPort);
-  n.proxy_allow = profile.network_allow;
-  n.proxy_allow.insert(n.proxy_allow.end(), config.network.allow.begin(), config.network.allow.end());
-  n.proxy_deny = config.network.deny;
-}
-
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
 // command gate, the filter, the command.
-void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& mount_args) {
+void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vector<std::string>& network_namespace,
+                   const std::vector<std::string>& mount_args) {
   auto& a = plan.argv;
   a.push_back(bwrap);
   for (auto& arg : namespace_args()) a.push_back(arg);
-  // Offline: bwrap's own network namespace, in which it brings up loopback and nothing else.
-  // (Allowlist and the jail get theirs from the launcher's holder, which bwrap keeps.)
-  if (plan.intent.network.mode == NetworkMode::Offline) a.emplace_back("--unshare-net");
+  a.insert(a.end(), network_namespace.begin(), network_namespace.end());
   a.insert(a.end(), {"--json-status-fd", std::to_string(kStatusFd), "--clearenv"});
   for (const auto& [name, value] : plan.env) a.insert(a.end(), {"--setenv", name, value});
   a.insert(a.end(), mount_args.begin(), mount_args.end());
@@ -241,90 +212,81 @@ void assemble_argv(SandboxPlan& plan, const std::string& bwrap, const std::vecto
   a.insert(a.end(), plan.command.begin(), plan.command.end());
 }
 
-// The budgets as the session file states them, in the order applied.
-void record_limits(SandboxPlan& plan) {
-  for (const auto& r : plan.limits.rlimits) plan.intent.limits.values.push_back(r.name + "=" + std::to_string(r.value));
-  for (const auto& b : plan.limits.cgroup_budgets) {
-    plan.intent.limits.values.push_back(b.limit_key + "=" + std::to_string(b.value));
-    plan.intent.limits.cgroup_parents[b.controller] = b.parent_dir;
-  }
-  plan.intent.limits.not_enforced = plan.limits.not_enforced;
-  if (plan.limits.wall_clock_seconds > 0)
-    plan.intent.limits.values.push_back("wall_clock_seconds=" + std::to_string(plan.limits.wall_clock_seconds));
-}
-
-// A terminal on the launcher's side gets the private pty, unless the configuration turns it off.
-void plan_terminal(const Config& config, const HostFacts& facts, SandboxPlan& plan) {
-  plan.intent.terminal.operator_device = facts.terminal_device;
-  plan.terminal.relay = config.terminal.private_pty && facts.terminal_fds != 0;
-  plan.terminal.fds = facts.terminal_fds;
-  plan.terminal.pass = config.terminal.pass;
-  plan.intent.terminal.private_pty = plan.terminal.relay;
-  for (size_t i = 0; i + 1 < kTerminalClassCount; ++i)
-    if (config.terminal.pass.passes(static_cast<TerminalClass>(i)))
-      plan.intent.terminal.pass.emplace_back(terminal_class_name(static_cast<TerminalClass>(i)));
-}
-
 }  // namespace
 
-SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
-                       const jail::JailPlan* jail) {
+SandboxSections plan_sections(const Config& config, const HostFacts& facts, const LaunchRequest& request) {
   const AgentProfile& profile = config.agent(config.active_agent(request.agent, request.command));
+  SandboxSections s;
+  s.profile = &profile;
+  // The network first: a jail that cannot be planned on this host is reported before the rest.
+  s.network = network::plan_network(config.network, config.source_path, profile.network_allow, facts.network);
   validate(config, profile, facts);
-  std::vector<std::string> command = resolve_command(profile, facts, request);
-  const bool agent_args = runs_the_agent(profile, facts, command) && !profile.args.empty();
-  if (agent_args) command.insert(command.begin() + 1, profile.args.begin(), profile.args.end());
+  s.command = resolve_command(profile, facts, request);
+  s.agent_args = runs_the_agent(profile, facts, s.command) && !profile.args.empty();
+  if (s.agent_args) s.command.insert(s.command.begin() + 1, profile.args.begin(), profile.args.end());
+  s.skip_session_init = config.filesystem.proc == ProcMode::HostReadOnly;
+  s.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source_path),
+                         limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
+                         config.source_path);
+  s.limits_intent = describe_limits(s.limits);
+  s.env = plan_environment(config.environment, profile, facts, network::network_section(s.network).env);
+  s.gitconfig = render_gitconfig(config, facts);
+  s.terminal = plan_terminal(config.terminal, facts.terminal_device, facts.terminal_fds);
+  s.workspace = plan_workspace(config.workspace, facts);
+  return s;
+}
 
+SandboxPlan assemble_plan(const Config& config, const HostFacts& facts, SandboxSections s) {
+  const AgentProfile& profile = *s.profile;
+  const network::NetworkSection net = network::network_section(s.network);
   SandboxPlan plan;
   plan.agent = profile.name;
   plan.workspace = facts.workspace;
   plan.seccomp.allow_ptrace = profile.allow_ptrace;
-  plan.skip_session_init = config.filesystem.proc == ProcMode::HostReadOnly;  // the host's /proc stays the host's
-  plan.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source_path),
-                            limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
-                            config.source_path);
-  plan.env = plan_environment(config, profile, facts);
-  plan.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+  plan.skip_session_init = s.skip_session_init;
+  plan.limits = std::move(s.limits);
+  plan.env = std::move(s.env);
+  plan.chdir = s.workspace.chdir;
+  plan.terminal = s.terminal.plan;
+  plan.network = std::move(s.network);
 
   // Generated files; the session file's content is filled in once the writable set is known.
   DataFiles data{kFirstDataFd, {}};
-  std::vector<std::string> session_args = data.add(kGitConfigPath, render_gitconfig(config, facts));
+  std::vector<std::string> session_args = data.add(kGitConfigPath, s.gitconfig);
   const size_t session_index = data.files.size();
   auto session_file_args = data.add(kSessionFilePath, "");
   session_args.insert(session_args.end(), session_file_args.begin(), session_file_args.end());
-  if (const std::string resolv = sandbox_resolv_conf(config.network.mode, jail); !resolv.empty()) {
+  if (!net.resolv_conf.empty()) {
     // The sandbox's resolv.conf, bound where the host's really lives (its /run target when
     // /etc/resolv.conf links there), after and so over the host's copy.
     std::string dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
-    auto resolv_args = data.add(dest, resolv);
+    auto resolv_args = data.add(dest, net.resolv_conf);
     session_args.insert(session_args.end(), resolv_args.begin(), resolv_args.end());
   }
 
-  MountPlan mounts = plan_mounts(config, profile, facts, session_args, data.next_fd);
+  MountPlan mounts = plan_mounts(config, profile, facts, workspace_mounts(s.workspace), session_args, data.next_fd);
   plan.writable = mounts.writable;
   plan.bound_paths = mounts.bound;
-  plan.intent = describe_session(config, profile, facts, plan.env, plan.writable);
-  if (jail) {
-    plan.intent.network.mode = NetworkMode::EgressJail;
-    for (const auto& p : jail->blackholes) plan.intent.network.blackholes.push_back(p.str());
-    for (const auto& p : jail->unreachable) plan.intent.network.unreachable.push_back(p.str());
-    for (const auto& p : jail->allow) plan.intent.network.allow.push_back(p.str());
-    plan.intent.network.gateway = jail->gateway;
-    plan.intent.network.dns_forward = jail->dns_forward;
-  }
-  describe_loopback_only_network(config, profile, plan.intent.network);
-  record_limits(plan);
+  plan.intent = describe_session(config, profile, facts, s.workspace, plan.env, plan.writable);
+  plan.intent.network = net.intent;
+  plan.intent.limits = s.limits_intent;
   plan.intent.last_verify = facts.last_verify;
-  if (agent_args) plan.intent.agent.args = profile.args;
-  plan_terminal(config, facts, plan);
+  if (s.agent_args) plan.intent.agent.args = profile.args;
+  plan.intent.terminal = s.terminal.intent;
   data.files[session_index].content = serialize_session(plan.intent);
   plan.data_files = std::move(data.files);
 
-  // The allowlist's proxy is started after the fork: the command waits for it as for the jail.
-  plan.command_gate = (jail != nullptr || config.network.mode == NetworkMode::Allowlist) && !plan.skip_session_init;
-  plan.command = command;
-  assemble_argv(plan, facts.bwrap_path, mounts.args);
+  // A mode whose launch stage finishes after the fork keeps the command at the gate; only
+  // with the session's init, which keeps it shut if the launcher dies (process/session_init.h).
+  plan.command_gate = net.command_gate && !plan.skip_session_init;
+  plan.command = std::move(s.command);
+  plan.workspace_plan = std::move(s.workspace);
+  assemble_argv(plan, facts.bwrap_path, net.namespace_args, mounts.args);
   return plan;
+}
+
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request) {
+  return assemble_plan(config, facts, plan_sections(config, facts, request));
 }
 
 }  // namespace cordon

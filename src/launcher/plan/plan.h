@@ -11,8 +11,10 @@
 #include "launcher/fs/mounts.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
-#include "launcher/jail/plan.h"
+#include "launcher/network/network_plan.h"
 #include "launcher/seccomp/policy.h"
+#include "launcher/terminal/terminal_plan.h"
+#include "launcher/workspace/workspace_plan.h"
 
 namespace cordon {
 
@@ -25,16 +27,6 @@ inline constexpr int kCommandGateFd = 8;
 inline constexpr int kStatusFd = 9;
 inline constexpr int kSeccompFd = 10;
 inline constexpr int kFirstDataFd = 11;
-
-// The private terminal (terminal/relay.h): when a standard stream of the launcher is a
-// terminal and [terminal] private is on, the sandbox's terminal streams are a new pty that
-// the launcher relays through the output filter.
-struct TerminalPlan {
-  bool relay = false;
-  unsigned fds = 0;  // bit N: fd N of the sandbox is the pty (the launcher's fd N is a terminal)
-  TerminalPassSet pass;
-  bool attach = true;  // test hook (weaken "shared-terminal"): the sandbox keeps the operator's terminal
-};
 
 struct SandboxPlan {
   std::vector<std::string> argv;       // argv[0] is the bwrap binary
@@ -61,17 +53,36 @@ struct SandboxPlan {
   // whose routes are programmed while bwrap sets up. Only with the session's pid namespace,
   // whose init keeps the gate shut until the whole session is dead (process/session_init.h).
   bool command_gate = false;
-  // network.mode = "allowlist": options the proxy gets on top of its rules (test weakenings).
-  std::vector<std::string> proxy_test_args = {};
-  bool proxy_in_host_network = false;  // test weakening allowlist-host-net only
+  network::NetworkPlan network;     // the mode's plan: its launch stage is made from it (network/)
+  WorkspaceSection workspace_plan;  // the workspace's section (its footholds are made at launch)
 };
 
-// Throws cordon::Error (what + fix) when the request cannot be planned safely.
-// `jail`: the egress jail's plan when network.egress_jail is on (nullptr = no jail): adds the
-// sandbox's resolv.conf (pointing at the jail's DNS forwarder) and records the intended
-// routes in the session file.
-SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request,
-                       const jail::JailPlan* jail = nullptr);
+// Every mechanism's section, planned and not yet assembled: test weakenings act here
+// (plan/weaken.h), and the session file states what was planned before any of them.
+struct SandboxSections {
+  const AgentProfile* profile = nullptr;  // the active profile (in the Config planned from)
+  std::vector<std::string> command;       // what bwrap runs, the profile's args inserted
+  bool agent_args = false;                // whether they were
+  network::NetworkPlan network;
+  EnvList env;            // the host's allowed variables and cordon's own (the network's are added at assembly)
+  std::string gitconfig;  // the sandbox's git config (/run/cordon/gitconfig)
+  LimitPlan limits;
+  LimitsIntent limits_intent;  // the budgets as planned (a weakening leaves them stated)
+  TerminalSection terminal;
+  bool skip_session_init = false;  // proc = "host-ro": the host's /proc stays the host's
+  WorkspaceSection workspace;
+};
+
+// Throws cordon::Error (what + fix) when the request cannot be planned safely. Pure: the host
+// was read into `facts` (the network's included) before.
+SandboxSections plan_sections(const Config& config, const HostFacts& facts, const LaunchRequest& request);
+
+// bwrap's argv in the order bwrap applies it, the generated files and the descriptors, from the
+// sections (and the filesystem's mounts, planned here from the configuration and the facts).
+SandboxPlan assemble_plan(const Config& config, const HostFacts& facts, SandboxSections sections);
+
+// plan_sections, then assemble_plan.
+SandboxPlan build_plan(const Config& config, const HostFacts& facts, const LaunchRequest& request);
 
 // True when `command` runs `profile`'s agent: its program is named like the profile, or is
 // the profile's binary. The profile's args then follow the program name.

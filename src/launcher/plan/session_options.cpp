@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "launcher/plan/weaken.h"
+#include "launcher/workspace/workspace_plan.h"
 
 namespace cordon {
 namespace {
@@ -28,17 +29,16 @@ void narrow_network_mode(Config& config, const std::string& flag) {
 }
 
 HostFacts facts_for(const Config& config, const SessionOptions& o) {
-  return gather_host_facts(config, request_for(config, o));
+  HostFacts facts = gather_host_facts(config, request_for(config, o));
+  facts.workspace_tree = snapshot_workspace_tree(facts.workspace, config.workspace.protect);
+  if (network::needs_network_facts(config.network)) facts.network = gather_network_facts();
+  return facts;
 }
 
-std::optional<jail::JailPlan> jail_plan_for(const Config& config) {
-  if (config.network.mode != NetworkMode::EgressJail) return std::nullopt;
-  return jail::plan_jail(config, jail::gather_network_facts());
-}
-
-SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o,
-                     const jail::JailPlan* jail) {
-  SandboxPlan plan = build_plan(config, facts, request_for(config, o), jail);
+SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o) {
+  SandboxSections sections = plan_sections(config, facts, request_for(config, o));
+  for (const auto& name : o.weaken) weaken_sections(sections, name);
+  SandboxPlan plan = assemble_plan(config, facts, std::move(sections));
   for (const auto& name : o.weaken) apply_weakening(plan, name);
   return plan;
 }

@@ -1,15 +1,13 @@
 // What the command line asks of one session (run, argv, verify, status), and the three steps
-// every such command shares before anything is launched: gather host facts, plan the egress
-// jail when the configuration turns it on, build the plan (with test weakenings applied).
+// every such command shares before anything is launched: gather host facts, build the plan
+// (with test weakenings applied).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
-#include "launcher/jail/plan.h"
 #include "launcher/plan/plan.h"
 
 namespace cordon {
@@ -29,13 +27,12 @@ struct SessionOptions {
 // for an unknown or a wider mode.
 void narrow_network_mode(Config& config, const std::string& flag);
 
+// The host facts a session of this configuration is planned from (the network's when its mode
+// reads the host's network: netlink dumps and /etc/resolv.conf, nothing is sent).
 HostFacts facts_for(const Config& config, const SessionOptions& options);
 
-// The egress jail's plan when the configuration turns the jail on (nullopt when off).
-// Gathering the network facts reads netlink dumps and /etc/resolv.conf: nothing is sent.
-std::optional<jail::JailPlan> jail_plan_for(const Config& config);
-
-SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& options,
-                     const jail::JailPlan* jail = nullptr);
+// The plan, with the test weakenings applied (plan/weaken.h): first to the sections, then to
+// what remains of them in bwrap's argv.
+SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& options);
 
 }  // namespace cordon

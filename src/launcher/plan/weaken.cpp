@@ -3,6 +3,7 @@
 #ifdef CORDON_TEST_HOOKS
 
 #include <algorithm>
+#include <variant>
 
 #include "common/error.h"
 #include "common/intent.h"
@@ -120,19 +121,6 @@ void no_seccomp(SandboxPlan& plan) {
   plan.skip_seccomp = true;
 }
 
-// The host's own resolv.conf back in place of cordon's (which names no resolver): what a
-// sandbox that shares the launcher's network would see. The bind is "--perms 0444
-// --ro-bind-data FD DEST"; its data file's descriptor stays open and unused.
-void host_resolv_conf(SandboxPlan& plan) {
-  auto& a = plan.argv;
-  for (size_t i = 4; i < a.size(); ++i)
-    if (a[i - 2] == "--ro-bind-data" && a[i - 4] == "--perms" && a[i].size() >= 11 &&
-        a[i].compare(a[i].size() - 11, 11, "resolv.conf") == 0) {
-      a.erase(a.begin() + static_cast<long>(i) - 4, a.begin() + static_cast<long>(i) + 1);
-      return;
-    }
-}
-
 struct Weakening {
   const char* name;
   void (*apply)(SandboxPlan&);
@@ -156,6 +144,44 @@ void writable_agent_control(SandboxPlan& plan) {
     remove_seq(plan.argv, {"--ro-bind-fd", std::to_string(it->fd), it->dest});
     it = bound.erase(it);
   }
+}
+
+// Weakenings that act on a mechanism's section before assembly.
+struct SectionWeakening {
+  const char* name;
+  void (*apply)(SandboxSections&);
+};
+
+const SectionWeakening kSectionWeakenings[] = {
+    // network.mode = "offline" in the launcher's own network namespace, with the host's resolver.
+    {"offline-host-net",
+     [](SandboxSections& s) {
+       if (auto* offline = std::get_if<network::OfflineMode>(&s.network)) offline->own_namespace = false;
+     }},
+    // network.mode = "allowlist" with the proxy running but the sandbox in the launcher's
+    // network namespace (the holder makes no namespace of its own), with the host's resolver.
+    {"allowlist-host-net",
+     [](SandboxSections& s) {
+       if (auto* allowlist = std::get_if<network::AllowlistMode>(&s.network)) allowlist->own_namespace = false;
+     }},
+    // The proxy admits every destination and refuses no address (and gives up connecting
+    // after 1 s, so an admitted destination that does not answer shows at once).
+    {"proxy-allow-all",
+     [](SandboxSections& s) {
+       if (auto* allowlist = std::get_if<network::AllowlistMode>(&s.network))
+         allowlist->proxy_test_args.insert(allowlist->proxy_test_args.end(),
+                                           {"--test-allow-all", "--connect-timeout-seconds", "1"});
+     }},
+    {"no-rlimits", [](SandboxSections& s) { s.limits.rlimits.clear(); }},  // the session file still states them
+    {"no-cgroup", [](SandboxSections& s) { s.limits.cgroup_budgets.clear(); }},
+    // The pty is made and relayed, but the sandbox's streams stay the operator's terminal.
+    {"shared-terminal", [](SandboxSections& s) { s.terminal.plan.attach = false; }},
+};
+
+bool is_section_weakening(const std::string& name) {
+  for (const SectionWeakening& w : kSectionWeakenings)
+    if (name == w.name) return true;
+  return false;
 }
 
 // Every defence a test can remove, by name. "rw-bind:PATH" and "bind:PATH" take a path and are
@@ -183,25 +209,6 @@ const Weakening kWeakenings[] = {
     // Only the session's: bwrap's --die-with-parent alone ties the sandbox to the launcher.
     {"no-session-init", skip_session_init},
     {"no-unshare-ipc", [](SandboxPlan& p) { remove_seq(p.argv, {"--unshare-ipc"}); }},
-    // network.mode = "offline" in the launcher's own network namespace.
-    {"offline-host-net",
-     [](SandboxPlan& p) {
-       remove_seq(p.argv, {"--unshare-net"});
-       host_resolv_conf(p);
-     }},
-    // network.mode = "allowlist" with the proxy running but the sandbox in the launcher's
-    // network namespace (the holder makes no namespace of its own).
-    {"allowlist-host-net",
-     [](SandboxPlan& p) {
-       p.proxy_in_host_network = true;
-       host_resolv_conf(p);
-     }},
-    // The proxy admits every destination and refuses no address (and gives up connecting
-    // after 1 s, so an admitted destination that does not answer shows at once).
-    {"proxy-allow-all",
-     [](SandboxPlan& p) {
-       p.proxy_test_args.insert(p.proxy_test_args.end(), {"--test-allow-all", "--connect-timeout-seconds", "1"});
-     }},
     {"no-unshare-uts",
      [](SandboxPlan& p) {
        remove_seq(p.argv, {"--unshare-uts"});
@@ -241,11 +248,7 @@ const Weakening kWeakenings[] = {
      [](SandboxPlan& p) {
        remove_seq(p.argv, {"--ro-bind", p.intent.libexec, p.intent.libexec});
      }},
-    {"no-rlimits", [](SandboxPlan& p) { p.limits.rlimits.clear(); }},  // the session file still states them
-    {"no-cgroup", [](SandboxPlan& p) { p.limits.cgroup_budgets.clear(); }},
-    // The pty is made and relayed, but the sandbox's streams stay the operator's terminal.
-    {"shared-terminal", [](SandboxPlan& p) { p.terminal.attach = false; }},
-    // The workspace's git config, hooks and protect entries stay writable (fs/git_footholds.h).
+    // The workspace's git config, hooks and protect entries stay writable (workspace/footholds.h).
     {"writable-footholds",
      [](SandboxPlan& p) {
        for (const auto& path : p.intent.workspace_protected) remove_seq(p.argv, {"--ro-bind", path, path});
@@ -258,12 +261,19 @@ const Weakening kWeakenings[] = {
 
 std::vector<std::string> weakening_names() {
   std::vector<std::string> names;
+  for (const SectionWeakening& w : kSectionWeakenings) names.emplace_back(w.name);
   for (const Weakening& w : kWeakenings) names.emplace_back(w.name);
   names.insert(names.end(), {"rw-bind:PATH", "bind:PATH"});
   return names;
 }
 
+void weaken_sections(SandboxSections& sections, const std::string& name) {
+  for (const SectionWeakening& w : kSectionWeakenings)
+    if (name == w.name) return w.apply(sections);
+}
+
 void apply_weakening(SandboxPlan& plan, const std::string& name) {
+  if (is_section_weakening(name)) return;  // done on the sections (weaken_sections)
   if (name.rfind("rw-bind:", 0) == 0) {
     std::string path = name.substr(8);
     add_before_seccomp(plan.argv, {"--bind", path, path});
@@ -289,6 +299,9 @@ void apply_weakening(SandboxPlan& plan, const std::string& name) {
 
 namespace cordon {
 std::vector<std::string> weakening_names() { return {}; }
+void weaken_sections(SandboxSections&, const std::string&) {
+  throw Error("this build has no test hooks", "rebuild with -DCORDON_TEST_HOOKS=ON", kExitConfigError);
+}
 void apply_weakening(SandboxPlan&, const std::string&) {
   throw Error("this build has no test hooks", "rebuild with -DCORDON_TEST_HOOKS=ON", kExitConfigError);
 }

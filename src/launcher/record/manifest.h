@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "common/json_codec.h"
-#include "launcher/fs/foothold_audit.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
 #include "launcher/record/outcome.h"
 #include "launcher/record/record_file.h"
 #include "launcher/record/session_state.h"
+#include "launcher/workspace/foothold_audit.h"
 
 namespace cordon {
 
@@ -31,7 +31,7 @@ struct Receipt {
   std::vector<std::string> teardown_problems;  // empty = verified clean
   std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
-  FootholdAudit footholds;                     // the teardown audit of the workspace (fs/foothold_audit.h)
+  FootholdAudit footholds;                     // the teardown audit of the workspace (workspace/foothold_audit.h)
   FootholdAudit home_keys;                     // control keys of the agent's state files restored (fs/home_audit.h)
   std::optional<Json> egress;                  // network.mode = "allowlist": the proxy's decisions
 };

@@ -12,7 +12,7 @@
 #include "common/process_start.h"
 #include "common/utc_time.h"
 #include "launcher/budgets/cgroup_session.h"
-#include "launcher/jail/pasta.h"
+#include "launcher/network/pasta.h"
 #include "launcher/record/manifest.h"
 #include "launcher/record/record_file.h"
 #include "launcher/record/session_state.h"
@@ -57,7 +57,7 @@ bool append_line(const std::string& path, const Json& document, std::string* pro
   return !err;
 }
 
-// The workspace audit the killed launcher could not run (fs/foothold_audit.h), from its manifest.
+// The workspace audit the killed launcher could not run (workspace/foothold_audit.h), from its manifest.
 FootholdAudit audit_crashed_workspace(const std::string& id, const std::optional<Json>& manifest) {
   if (!manifest || !manifest->is_object() || !manifest->contains("workspace")) return {};
   try {

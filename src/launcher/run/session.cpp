@@ -10,18 +10,17 @@
 #include "common/error.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/fs/agent_home.h"
-#include "launcher/fs/git_footholds.h"
 #include "launcher/fs/home_audit.h"
 #include "launcher/fs/home_caches.h"
 #include "launcher/inputs/state_dirs.h"
-#include "launcher/jail/egress_jail.h"
+#include "launcher/network/egress_decisions.h"
+#include "launcher/network/network_plan.h"
 #include "launcher/plan/visibility.h"
-#include "launcher/proxy/allowlist_network.h"
-#include "launcher/proxy/decisions.h"
 #include "launcher/record/manifest.h"
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
+#include "launcher/workspace/workspace_plan.h"
 
 namespace cordon {
 namespace {
@@ -81,32 +80,16 @@ int report_end(const Receipt& receipt, const SessionRecord& record) {
   return kExitLaunchRefused;
 }
 
-std::unique_ptr<jail::EgressJail> jail_stage_for(const Config& config, const std::string& session_id) {
-  if (config.network.mode != NetworkMode::EgressJail) return nullptr;
-  std::string pasta = jail::check_jail_prerequisites(config);
-  return std::make_unique<jail::EgressJail>(*jail_plan_for(config), pasta, session_id);
-}
-
-// The proxy's decisions into the receipt, their counts for `cordon status` ("last egress"), and
-// one line on stderr when there were any.
-void record_egress(const proxy::AllowlistNetwork& allowlist, const std::string& sessions, const std::string& id,
+// The allowlist proxy's decisions into the receipt, their counts for `cordon status` ("last
+// egress"), and one line on stderr when there were any.
+void record_egress(const network::NetworkLaunch& network, const std::string& sessions, const std::string& id,
                    Receipt& receipt) {
-  proxy::EgressDecisions decisions = proxy::parse_decisions(allowlist.decisions());
-  receipt.egress = proxy::egress_json(decisions);
-  record_last_egress(sessions, id, proxy::egress_counts_text(decisions));
-  if (!decisions.entries.empty() || decisions.unreadable)
-    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(decisions).c_str());
-}
-
-// network.mode = "allowlist": the proxy's stage, with the plan's rules and the host's own
-// subnets as addresses no answer may resolve into (rebinding onto the LAN).
-std::unique_ptr<proxy::AllowlistNetwork> allowlist_stage_for(const Config& config, const HostFacts& facts,
-                                                             const SandboxPlan& plan) {
-  if (plan.intent.network.mode != NetworkMode::Allowlist) return nullptr;
-  std::string path = proxy::check_allowlist_prerequisites(facts.libexec_dir, config.source_path);
-  proxy::ProxyArgs args{plan.intent.network.proxy_allow, plan.intent.network.proxy_deny, {}, plan.proxy_test_args};
-  for (const auto& subnet : jail::gather_network_facts().connected) args.refuse.push_back(subnet.str());
-  return std::make_unique<proxy::AllowlistNetwork>(std::move(path), std::move(args), !plan.proxy_in_host_network);
+  std::optional<proxy::EgressDecisions> decisions = network.decisions();
+  if (!decisions) return;  // the mode has no proxy
+  receipt.egress = proxy::egress_json(*decisions);
+  record_last_egress(sessions, id, proxy::egress_counts_text(*decisions));
+  if (!decisions->entries.empty() || decisions->unreadable)
+    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(*decisions).c_str());
 }
 
 void keep_control_keys(const HostFacts& facts, const std::string& id, const SandboxPlan& plan) {
@@ -114,7 +97,7 @@ void keep_control_keys(const HostFacts& facts, const std::string& id, const Sand
     std::fprintf(stderr, "cordon: %s\n", problem.c_str());
 }
 
-// After the sandbox is gone: what it could write that a host tool would run (fs/foothold_audit.h),
+// After the sandbox is gone: what it could write that a host tool would run (workspace/foothold_audit.h),
 // and the agent's control keys it changed (fs/home_audit.h).
 void audit_after_session(const HostFacts& facts, const std::string& id, const SandboxPlan& plan, Receipt& receipt) {
   receipt.footholds = audit_session_workspace(id, plan.intent.workspace, plan.intent.workspace_protected,
@@ -127,13 +110,13 @@ void audit_after_session(const HostFacts& facts, const std::string& id, const Sa
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
   HostFacts facts = facts_for_launch(config, o);
   const std::string id = new_session_id();
-  // The egress jail (on unless the configuration file turns it off): prerequisites first, so a
-  // missing one is reported with its fix before anything else; never a fallback to the host.
-  std::unique_ptr<jail::EgressJail> jail = jail_stage_for(config, id);
-  SandboxPlan plan = plan_for(config, facts, o, jail ? &jail->plan() : nullptr);
-  std::unique_ptr<proxy::AllowlistNetwork> allowlist = allowlist_stage_for(config, facts, plan);
+  // The network mode's prerequisites first (the jail's pasta and tun device, the allowlist's
+  // proxy), so a missing one is reported with its fix before anything else; never a fallback.
+  network::NetworkLaunch network(config.network, config.source_path, facts.libexec_dir);
+  SandboxPlan plan = plan_for(config, facts, o);
+  LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
-  create_missing_hooks(facts.workspace, facts.footholds);  // bound read-only by the plan
+  prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
@@ -157,8 +140,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
       budgets = std::make_unique<cgroup::SessionCgroup>(plan.limits.cgroup_budgets, record.id());
       stages.push_back(budgets.get());
     }
-    if (jail) stages.push_back(jail.get());
-    if (allowlist) stages.push_back(allowlist.get());
+    if (network_stage) stages.push_back(network_stage);
     receipt.outcome = run_sandbox(plan, stages);
   } catch (const Error& e) {
     receipt.launch_error = e.what();
@@ -168,7 +150,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
   }
-  if (allowlist) record_egress(*allowlist, sessions_dir(facts), record.id(), receipt);
+  record_egress(network, sessions_dir(facts), record.id(), receipt);
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets();

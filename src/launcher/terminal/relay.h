@@ -15,11 +15,11 @@
 #include <memory>
 #include <string>
 
-#include "launcher/plan/plan.h"
 #include "launcher/terminal/operator_terminal.h"
 #include "launcher/terminal/output_filter.h"
 #include "launcher/terminal/private_pty.h"
 #include "launcher/terminal/terminal_keeper.h"
+#include "launcher/terminal/terminal_plan.h"
 
 namespace cordon::terminal {
 

@@ -1,10 +1,11 @@
+#include "launcher/env/env.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
 #include "common/env_names.h"
-#include "launcher/env/env.h"
 
 namespace cordon {
 namespace {
@@ -16,7 +17,7 @@ TEST(Env, LauncherSetNamesMatchCommon) {
   facts.home = "/home/u";
   facts.user = "u";
   facts.env = {{"PATH", "/bin"}, {"HOME", "/host/home"}, {"IS_SANDBOX", "0"}, {"GH_TOKEN", "x"}};
-  EnvList env = plan_environment(Config{}, AgentProfile{}, facts);
+  EnvList env = plan_environment(EnvironmentConfig{}, AgentProfile{}, facts, {});
   for (const char* name : kLauncherSetEnv) {
     auto count = std::count_if(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; });
     EXPECT_EQ(count, 1) << name;

@@ -1,0 +1,33 @@
+// The private terminal's section of the plan: whether the sandbox's terminal streams are a new
+// pty that the launcher relays through the output filter (terminal/relay.h), and what the
+// session file states about it. Pure: made from the [terminal] section and the launcher's own
+// streams.
+#pragma once
+
+#include <string>
+
+#include "common/intent.h"
+#include "common/terminal_classes.h"
+#include "launcher/inputs/config.h"
+
+namespace cordon {
+
+// When a standard stream of the launcher is a terminal and [terminal] private is on, the
+// sandbox's terminal streams are a new pty that the launcher relays through the output filter.
+struct TerminalPlan {
+  bool relay = false;
+  unsigned fds = 0;  // bit N: fd N of the sandbox is the pty (the launcher's fd N is a terminal)
+  TerminalPassSet pass;
+  bool attach = true;  // test hook (weaken "shared-terminal"): the sandbox keeps the operator's terminal
+};
+
+struct TerminalSection {
+  TerminalPlan plan;
+  TerminalIntent intent;
+};
+
+// `terminal_device`: the launcher's first terminal stream ("major:minor", "" = none);
+// `terminal_fds`: which of its fds 0-2 are terminals (bit N = fd N).
+TerminalSection plan_terminal(const TerminalConfig& config, const std::string& terminal_device, unsigned terminal_fds);
+
+}  // namespace cordon

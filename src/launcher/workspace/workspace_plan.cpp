@@ -1,0 +1,48 @@
+#include "launcher/workspace/workspace_plan.h"
+
+#include "common/error.h"
+#include "common/paths.h"
+
+namespace cordon {
+
+TreeSnapshot snapshot_workspace_tree(const std::string& workspace, const std::vector<std::string>& protect) {
+  TreeSnapshot snapshot;
+  if (workspace.empty() || workspace == "/") return snapshot;
+  WorkspaceTree tree(workspace);
+  // The foothold plan asks exactly what it needs; its answers are the facts.
+  plan_footholds(workspace, protect, RecordingTree(tree, snapshot));
+  return snapshot;
+}
+
+void refuse_unusable_workspace(const HostFacts& f) {
+  if (f.workspace.empty())
+    throw Error("workspace " + f.workspace_asked + " does not exist",
+                "create it, or pass --workspace DIR with an existing directory");
+  if (!f.is_dir(f.workspace)) throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+}
+
+void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedPath>& protected_list) {
+  if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
+    throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
+                "use a project directory as the workspace (for example ~/src/app), not a system or shared "
+                "directory, $HOME or one of its parents, or cordon's own directories");
+  if (f.workspace.find('\n') != std::string::npos)
+    throw Error("workspace path contains a newline: refusing it", "rename the directory");
+}
+
+WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts) {
+  WorkspaceSection s;
+  s.path = facts.workspace;
+  if (facts.workspace_tree.taken)
+    s.footholds = plan_footholds(facts.workspace, config.protect, SnapshotTree(facts.workspace_tree));
+  s.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+  return s;
+}
+
+WorkspaceMounts workspace_mounts(const WorkspaceSection& section) {
+  return {section.path, foothold_mount_args(section.footholds)};
+}
+
+void prepare_workspace(const WorkspaceSection& section) { create_missing_hooks(section.path, section.footholds); }
+
+}  // namespace cordon

@@ -1,0 +1,46 @@
+// The workspace's section of the plan, from its path to its bind: the workspace is resolved
+// when host facts are gathered (inputs/host_facts.h), refused here when it is (or holds, or lies
+// in) a path no sandbox may write, bound read-write by descriptor at the same path (fs/ places
+// the bind at its step in the mount order), and its footholds (workspace/footholds.h) bound
+// read-only over it. What the session may leave there is audited after it
+// (workspace/foothold_audit.h). A review-mode workspace plugs in here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/inputs/config.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/inputs/workspace_tree.h"
+#include "launcher/section/dangerous_paths.h"
+#include "launcher/section/section.h"
+#include "launcher/workspace/footholds.h"
+
+namespace cordon {
+
+struct WorkspaceSection {
+  std::string path;        // the host workspace (resolved), bound read-write at the same path
+  FootholdPlan footholds;  // bound read-only over it, in bwrap's order
+  std::string chdir;       // where the command starts: the launcher's cwd when inside, else the workspace
+};
+
+// Host side, while gathering facts: reads the workspace's git dirs and [workspace] protect
+// entries once (an O_NOFOLLOW walk), for plan_workspace. An empty snapshot for no workspace or "/".
+TreeSnapshot snapshot_workspace_tree(const std::string& workspace, const std::vector<std::string>& protect);
+
+// Throws cordon::Error (what + fix) for a workspace that is missing, not a directory, or a path
+// the sandbox may not write (`protected_list`: section/dangerous_paths.h).
+void refuse_unusable_workspace(const HostFacts& facts);
+void refuse_dangerous_workspace(const HostFacts& facts, const std::vector<ProtectedPath>& protected_list);
+
+// Pure: the section from the [workspace] config and the facts (facts.workspace_tree).
+WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts);
+
+// What fs/ binds at the workspace's step; throws cordon::Error when the footholds refuse the launch.
+WorkspaceMounts workspace_mounts(const WorkspaceSection& section);
+
+// At launch, before the sandbox starts (not for `cordon argv`): the hooks/ directories the
+// footholds bind read-only but that do not exist yet are made (workspace/footholds.h).
+void prepare_workspace(const WorkspaceSection& section);
+
+}  // namespace cordon

@@ -1,0 +1,50 @@
+// The allowlist proxy's decision log as the receipt counts it, and the stderr line.
+#include "launcher/network/egress_decisions.h"
+
+#include <gtest/gtest.h>
+
+#include "launcher/network/proxy_process.h"
+
+namespace cordon::proxy {
+namespace {
+
+TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
+  const std::string log =
+      R"({"destination":"api.test:443","method":"CONNECT","allowed":true,"status":200,"bytes_down":10})"
+      "\n"
+      R"({"destination":"evil.test:443","method":"CONNECT","allowed":false,"status":403})"
+      "\n"
+      R"({"destination":"gone.test:80","method":"GET","allowed":false,"status":502})"
+      "\n"
+      R"({"destination":"half)"
+      "\n"  // a proxy killed mid-write
+      "\n";
+  EgressDecisions d = parse_decisions(log);
+  EXPECT_EQ(d.allowed, 1);
+  EXPECT_EQ(d.denied, 1);
+  EXPECT_EQ(d.failed, 1);
+  EXPECT_EQ(d.unreadable, 1);
+  ASSERT_EQ(d.entries.size(), 3u);
+  Json j = egress_json(d);
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["decisions"][1]["destination"], "evil.test:443");
+  EXPECT_EQ(egress_summary_line(d), "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");
+  EXPECT_EQ(egress_counts_text(d), "1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");  // for status
+}
+
+TEST(EgressDecisions, TheSummaryNeverWritesControlBytesToTheTerminal) {
+  EgressDecisions d = parse_decisions(R"({"destination":"a\u001b]52;c;x\u0007.test:80","allowed":false,"status":403})"
+                                      "\n");
+  EXPECT_EQ(egress_summary_line(d).find('\x1b'), std::string::npos) << egress_summary_line(d);
+}
+
+TEST(ProxyProcess, ArgvCarriesRulesRefusalsAndExtrasAfterTheFixedDescriptors) {
+  ProxyArgs args{{"api.test"}, {"*.bad.test"}, {"192.0.2.0/24"}, {"--test-allow-all"}};
+  EXPECT_EQ(
+      proxy_argv("/x/cordon-egress-proxy", args),
+      (std::vector<std::string>{"/x/cordon-egress-proxy", "--listen-fd", "3", "--log-fd", "4", "--allow", "api.test",
+                                "--deny", "*.bad.test", "--refuse", "192.0.2.0/24", "--test-allow-all"}));
+}
+
+}  // namespace
+}  // namespace cordon::proxy
