@@ -9,6 +9,6 @@
 namespace cordon {
 
 // Identity: config [git] first, then the host's git identity, then user@cordon.invalid.
-std::string render_gitconfig(const Config& config, const HostFacts& facts);
+std::string render_gitconfig(const GitIdentityConfig& config, const HostFacts& facts);
 
 }  // namespace cordon

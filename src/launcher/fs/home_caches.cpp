@@ -15,8 +15,8 @@ std::string cache_store(const HostFacts& facts, const std::string& profile) {
   return state_dir_of(sessions_dir(facts)) + "/caches/" + profile;
 }
 
-void make_home_caches(const Config& config, const std::string& profile, HostFacts& facts) {
-  if (config.home.caches.empty()) return;
+void make_home_caches(const HomeConfig& config, const std::string& profile, HostFacts& facts) {
+  if (config.caches.empty()) return;
   const std::string store = cache_store(facts, profile);
   const std::string state = state_dir_of(sessions_dir(facts));
   // The state directory is cordon's own (0700, like the records it holds); below it, nothing
@@ -24,12 +24,12 @@ void make_home_caches(const Config& config, const std::string& profile, HostFact
   std::error_code ec;
   if (std::filesystem::create_directories(state, ec)) ::chmod(state.c_str(), 0700);
   std::vector<std::string> entries;
-  for (const auto& cache : config.home.caches) entries.push_back("caches/" + profile + "/" + cache);
+  for (const auto& cache : config.caches) entries.push_back("caches/" + profile + "/" + cache);
   CreatedHomeEntries made = create_missing_home_entries(state, entries, EntryShape::Directory);
   for (const auto& problem : made.problems)
     std::fprintf(stderr, "cordon: could not make the cache %s in %s (it is not kept)\n", problem.c_str(),
                  state.c_str());
-  for (const auto& cache : config.home.caches) {
+  for (const auto& cache : config.caches) {
     const std::string dir = store + "/" + cache;
     struct stat st {};
     if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) facts.cache_sources[cache] = real_path(dir);

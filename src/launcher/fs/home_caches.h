@@ -18,6 +18,6 @@ std::string cache_store(const HostFacts& facts, const std::string& profile);
 // Makes each missing cache directory (0700, owned by the store's owner; no link followed),
 // and records where each is in facts.cache_sources. One that cannot be made is named on stderr
 // and not bound (a cache is never needed for correctness).
-void make_home_caches(const Config& config, const std::string& profile, HostFacts& facts);
+void make_home_caches(const HomeConfig& config, const std::string& profile, HostFacts& facts);
 
 }  // namespace cordon

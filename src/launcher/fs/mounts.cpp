@@ -5,42 +5,16 @@
 #include "common/paths.h"
 
 namespace cordon {
-namespace {
-
-void add(std::vector<std::string>& args, std::initializer_list<std::string> items) { args.insert(args.end(), items); }
-
-// A tmpfs the sandbox writes, in host RAM: capped by filesystem.tmpfs_size_bytes (bwrap --size).
-void writable_tmpfs(const Config& config, std::vector<std::string>& args, const std::string& dir) {
-  if (config.filesystem.tmpfs_size_bytes > 0) add(args, {"--size", std::to_string(config.filesystem.tmpfs_size_bytes)});
-  add(args, {"--tmpfs", dir});
-}
-
-// A read-write bind by descriptor (BoundPath): `source` is what the launcher opens.
-void bind_fd(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
-  const int fd = next_fd++;
-  plan.bound.push_back({source, dest, fd});
-  add(plan.args, {"--bind-fd", std::to_string(fd), dest});
-  plan.writable.push_back(dest);
-}
-
-// A control entry lies in a state directory the sandbox writes, so its source is opened like
-// the read-write binds: by descriptor, no link followed (a link planted there is refused).
-void bind_fd_read_only(MountPlan& plan, int& next_fd, const std::string& source, const std::string& dest) {
-  const int fd = next_fd++;
-  plan.bound.push_back({source, dest, fd, true});
-  add(plan.args, {"--ro-bind-fd", std::to_string(fd), dest});
-}
-
-}  // namespace
 
 std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path) {
   auto it = resolved.find(path);
   return it != resolved.end() && !it->second.empty() ? it->second : path;
 }
 
-std::string siblings_mask(const Config& config, const HostFacts& facts) {
+std::string siblings_mask(const WorkspaceConfig& workspace, const FilesystemConfig& filesystem,
+                          const HostFacts& facts) {
   // The system view shows no sibling at all: the workspace's parents exist only as the way to it.
-  if (!config.workspace.hide_siblings || config.filesystem.view == RootView::System) return {};
+  if (!workspace.hide_siblings || filesystem.view == RootView::System) return {};
   const std::string& ws = facts.workspace;
   std::string parent = ws.substr(0, ws.rfind('/'));
   if (parent.empty()) return {};  // the workspace is a top-level directory: nothing to hide
@@ -61,142 +35,212 @@ std::string siblings_mask(const Config& config, const HostFacts& facts) {
 
 namespace {
 
+// The steps in order, each a MountStep.
+class MountList {
+ public:
+  explicit MountList(const FilesystemConfig& config) : config_(config) {}
+  void add(MountOp op, const std::string& source, const std::string& dest, MountRole role) {
+    mounts_.push_back({op, source, dest, role});
+  }
+  void bind(MountOp op, const std::string& path, MountRole role) { add(op, path, path, role); }
+  // A tmpfs the sandbox writes, in host RAM: capped by filesystem.tmpfs_size_bytes (bwrap --size).
+  void writable_tmpfs(const std::string& dir, MountRole role) {
+    mounts_.push_back({MountOp::Tmpfs, "", dir, role, config_.tmpfs_size_bytes});
+  }
+  void tmpfs(const std::string& dir, MountRole role) { add(MountOp::Tmpfs, "", dir, role); }
+  void remount_ro(const std::string& dir, MountRole role) { add(MountOp::RemountRo, "", dir, role); }
+  void append(const std::vector<MountStep>& mounts) { mounts_.insert(mounts_.end(), mounts.begin(), mounts.end()); }
+  std::vector<MountStep> take() { return std::move(mounts_); }
+
+ private:
+  const FilesystemConfig& config_;
+  std::vector<MountStep> mounts_;
+};
+
 // 1. The root: the system view's roots read-only (the usr-merge links as links), or with
 //    view = "host" the whole host root read-only; fresh /dev and /proc either way.
-void add_root(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
-  if (config.filesystem.view == RootView::Host) {
-    add(a, {"--ro-bind", "/", "/"});
+void add_root(const FilesystemConfig& config, const HostFacts& facts, MountList& m) {
+  if (config.view == RootView::Host) {
+    m.bind(MountOp::RoBind, "/", MountRole::SystemRoot);
   } else {
     // bwrap's root is an empty tmpfs: only what is bound here (and later) exists inside.
     for (const RootEntry& root : facts.view_roots) {
-      if (root.link_target.empty()) add(a, {"--ro-bind", root.path, root.path});
-      else add(a, {"--symlink", root.link_target, root.path});
+      if (root.link_target.empty()) m.bind(MountOp::RoBind, root.path, MountRole::SystemRoot);
+      else m.add(MountOp::Symlink, root.link_target, root.path, MountRole::SystemRoot);
     }
   }
-  add(a, {"--dev", "/dev"});
+  m.add(MountOp::Dev, "", "/dev", MountRole::Devices);
   // /proc/sys read-only over the fresh proc: bwrap covers it only in setuid mode, and a
   // sandbox whose uid owns the sysctls (kuid 0 when launched by root) could write them.
-  if (config.filesystem.proc == ProcMode::Fresh) {
-    add(a, {"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"});
+  if (config.proc == ProcMode::Fresh) {
+    m.add(MountOp::Proc, "", "/proc", MountRole::Proc);
+    m.bind(MountOp::RoBind, "/proc/sys", MountRole::ProcGuard);
     // Likewise /proc/sysrq-trigger (owner-writable by uid 0: it can reboot the machine).
-    if (facts.exists("/proc/sysrq-trigger")) add(a, {"--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"});
+    if (facts.exists("/proc/sysrq-trigger")) m.bind(MountOp::RoBind, "/proc/sysrq-trigger", MountRole::ProcGuard);
   } else {
-    add(a, {"--ro-bind", "/proc", "/proc"});
+    m.bind(MountOp::RoBind, "/proc", MountRole::Proc);
   }
 }
 
 // 2. tmpfs masks: /tmp (IDE sockets), /run (runtime sockets, secrets); /run/user and
 //    /run/secrets stay present as empty tmpfs where the host has them.
-void add_runtime_masks(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
-  writable_tmpfs(config, a, "/tmp");
-  writable_tmpfs(config, a, "/run");
+void add_runtime_masks(const FilesystemConfig& config, const HostFacts& facts, MountList& m) {
+  m.writable_tmpfs("/tmp", MountRole::RuntimeTmpfs);
+  m.writable_tmpfs("/run", MountRole::RuntimeTmpfs);
   // The system view has no /var but this: a fresh, empty place for temporary files.
-  if (config.filesystem.view == RootView::System) writable_tmpfs(config, a, "/var/tmp");
+  if (config.view == RootView::System) m.writable_tmpfs("/var/tmp", MountRole::RuntimeTmpfs);
   for (const char* dir : {"/run/user", "/run/secrets"})
-    if (facts.exists(dir)) writable_tmpfs(config, a, dir);
+    if (facts.exists(dir)) m.writable_tmpfs(dir, MountRole::RuntimeTmpfs);
   if (!facts.resolv_conf_target.empty())  // keep name resolution working under the /run mask
-    add(a, {"--ro-bind", facts.resolv_conf_target, facts.resolv_conf_target});
+    m.bind(MountOp::RoBind, facts.resolv_conf_target, MountRole::ResolvTarget);
 }
 
 // 3. Inverted home: empty tmpfs, then only allow-listed entries bound back.
-void add_home(const Config& config, const AgentProfile& profile, const HostFacts& facts, MountPlan& plan,
-              int& next_fd) {
+void add_home(const HomeConfig& config, const AgentProfile& profile, const HostFacts& facts, MountList& m) {
   const std::string& home = facts.home;
   // The account's own home, when $HOME is elsewhere: nothing of it stays visible either (its
   // tmpfs first, so a $HOME inside it is mounted on top).
   if (!facts.account_home.empty() && !path_within(facts.account_home, home))
-    add(plan.args, {"--tmpfs", facts.account_home});
-  writable_tmpfs(config, plan.args, home);
-  for (const auto& entry : config.home.keep_read_only) {
+    m.tmpfs(facts.account_home, MountRole::AccountHome);
+  m.writable_tmpfs(home, MountRole::HomeTmpfs);
+  for (const auto& entry : config.keep_read_only) {
     std::string path = home + "/" + entry;
-    if (facts.exists(path)) add(plan.args, {"--ro-bind", path, path});
+    if (facts.exists(path)) m.bind(MountOp::RoBind, path, MountRole::HomeKeep);
   }
   for (const auto& entry : profile.home) {
     std::string path = home + "/" + entry;
     if (!facts.exists(path)) continue;  // nothing to keep yet; the agent starts fresh
-    bind_fd(plan, next_fd, resolved_or_same(facts.real_home_entries, path), path);
+    m.add(MountOp::BindFd, resolved_or_same(facts.real_home_entries, path), path, MountRole::HomeEntry);
   }
   // [home] caches, from cordon's store for this profile (fs/home_caches.h).
-  for (const auto& cache : config.home.caches)
+  for (const auto& cache : config.caches)
     if (auto it = facts.cache_sources.find(cache); it != facts.cache_sources.end() && !it->second.empty())
-      bind_fd(plan, next_fd, it->second, home + "/" + cache);
+      m.add(MountOp::BindFd, it->second, home + "/" + cache, MountRole::Cache);
   // Over the state entries: the agent's control entries, read-only (the plan refused any it
-  // could not bind so).
+  // could not bind so). They lie in a state directory the sandbox writes, so each is opened
+  // like the read-write binds: by descriptor, no link followed (a link planted there is refused).
   for (const auto& entry : profile.control) {
     const std::string path = home + "/" + entry;
     auto fact = facts.control_entries.find(path);
     if (fact != facts.control_entries.end() && !fact->second.source.empty())
-      bind_fd_read_only(plan, next_fd, fact->second.source, path);
+      m.add(MountOp::RoBindFd, fact->second.source, path, MountRole::Control);
   }
 }
 
 // 5. Masks, after every bind they could sit under: cordon's empty read-only file, so
 //    readers see nothing rather than an error (a bound /dev/null is unreadable: binds are nodev).
-void add_file_masks(const Config& config, const HostFacts& facts, std::vector<std::string>& a) {
+void add_file_masks(const FilesystemConfig& config, const HostFacts& facts, MountList& m) {
   const std::string empty = mask_source(facts);
-  auto mask = [&](const std::string& path) { add(a, {"--ro-bind", empty, path}); };
-  for (const auto& entry : home_masked_files()) mask(facts.home + "/" + entry);
+  auto mask = [&](const std::string& path, MountRole role) { m.add(MountOp::RoBind, empty, path, role); };
+  for (const auto& entry : home_masked_files()) mask(facts.home + "/" + entry, MountRole::Mask);
   for (const auto& file : system_credential_files())
-    if (facts.exists(file)) mask(file);
-  for (const auto& file : config.filesystem.masks)
-    if (facts.exists(file)) mask(file);
+    if (facts.exists(file)) mask(file, MountRole::Mask);
+  for (const auto& file : config.masks)
+    if (facts.exists(file)) mask(file, MountRole::Mask);
   // A root launch's uid owns what only root may read in /etc (/etc/ssl/private, service
   // credentials): a file becomes the empty file, a directory an empty read-only tmpfs.
   for (const auto& entry : facts.private_etc) {
-    if (entry.directory) add(a, {"--tmpfs", entry.path, "--remount-ro", entry.path});
-    else mask(entry.path);
+    if (!entry.directory) {
+      mask(entry.path, MountRole::PrivateMask);
+      continue;
+    }
+    m.tmpfs(entry.path, MountRole::PrivateMask);
+    m.remount_ro(entry.path, MountRole::PrivateMask);
   }
 }
 
 }  // namespace
 
-MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const WorkspaceMounts& workspace, const std::vector<std::string>& session_args, int next_fd) {
-  MountPlan plan;
-  auto& a = plan.args;
-  add_root(config, facts, a);
-  add_runtime_masks(config, facts, a);
+FilesystemSection plan_filesystem(const FilesystemConfig& fs, const HomeConfig& home, const std::string& siblings,
+                                  const AgentProfile& profile, const HostFacts& facts,
+                                  const std::vector<MountStep>& workspace) {
+  MountList m(fs);
+  add_root(fs, facts, m);
+  add_runtime_masks(fs, facts, m);
   // The workspace's siblings (other projects) are hidden: a tmpfs over its parent, before the
   // workspace itself is bound back in step 4; read-only once everything below it is mounted.
-  const std::string siblings = siblings_mask(config, facts);
-  if (!siblings.empty()) add(a, {"--tmpfs", siblings});
+  if (!siblings.empty()) m.tmpfs(siblings, MountRole::Siblings);
   // Read-only additions to the system view ([filesystem] read), before the home and the
   // workspace, which may lie below one of them.
-  if (config.filesystem.view == RootView::System)
-    for (const auto& path : config.filesystem.read)
-      if (facts.exists(path)) add(a, {"--ro-bind", path, path});
-  add_home(config, profile, facts, plan, next_fd);
+  if (fs.view == RootView::System)
+    for (const auto& path : fs.read)
+      if (facts.exists(path)) m.bind(MountOp::RoBind, path, MountRole::ReadPath);
+  add_home(home, profile, facts, m);
 
-  // 4. The workspace, read-write, by descriptor (BoundPath).
-  bind_fd(plan, next_fd, workspace.path, workspace.path);
-  // 4a. Its footholds (git's config and hooks, [workspace] protect), read-only (workspace/footholds.h).
-  a.insert(a.end(), workspace.read_only_args.begin(), workspace.read_only_args.end());
-  add_file_masks(config, facts, a);
+  // 4. The workspace, read-write by descriptor, and its footholds read-only (workspace/).
+  m.append(workspace);
+  add_file_masks(fs, facts, m);
 
   // 6. Extra writable paths come after the masks, so one socket can be punched through.
-  for (const auto& path : config.filesystem.writable)
-    bind_fd(plan, next_fd, resolved_or_same(facts.real_writable, path), path);
+  for (const auto& path : fs.writable)
+    m.add(MountOp::BindFd, resolved_or_same(facts.real_writable, path), path, MountRole::Writable);
 
   // 7. Generated files in a private directory that is read-only inside.
-  add(a, {"--tmpfs", kSessionDir});
-  a.insert(a.end(), session_args.begin(), session_args.end());
-  add(a, {"--remount-ro", kSessionDir});
+  m.tmpfs(kSessionDir, MountRole::SessionDir);
+  m.add(MountOp::DataFiles, "", kSessionDir, MountRole::SessionDir);
+  m.remount_ro(kSessionDir, MountRole::SessionDir);
 
   // 8. cordon's helpers, read-only even when they live under the home or the workspace; and a
   // configured agent binary outside the view (its support files need [filesystem] read).
-  if (facts.exists(facts.libexec_dir)) add(a, {"--ro-bind", facts.libexec_dir, facts.libexec_dir});
-  if (config.filesystem.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
+  if (facts.exists(facts.libexec_dir)) m.bind(MountOp::RoBind, facts.libexec_dir, MountRole::Libexec);
+  if (fs.view == RootView::System && !profile.binary.empty() && facts.exists(profile.binary) &&
       !path_within(profile.binary, facts.workspace))  // there it is as writable as the workspace (check 21)
-    add(a, {"--ro-bind", profile.binary, profile.binary});
+    m.bind(MountOp::RoBind, profile.binary, MountRole::AgentBinary);
 
   // 9. The siblings' mask and the account's home (when $HOME is another) become read-only
   // (not recursive: the workspace bind, or a $HOME inside, stays as it is); in the system
   // view the root's own tmpfs too, so nothing can be made beside what was bound.
-  if (!siblings.empty()) add(a, {"--remount-ro", siblings});
+  if (!siblings.empty()) m.remount_ro(siblings, MountRole::ReadOnlyAfter);
   if (!facts.account_home.empty() && !path_within(facts.account_home, facts.home))
-    add(a, {"--remount-ro", facts.account_home});
-  if (config.filesystem.view == RootView::System) add(a, {"--remount-ro", "/"});
-  return plan;
+    m.remount_ro(facts.account_home, MountRole::AccountHome);
+  if (fs.view == RootView::System) m.remount_ro("/", MountRole::ReadOnlyAfter);
+  return {m.take()};
+}
+
+namespace {
+
+void add(std::vector<std::string>& args, std::initializer_list<std::string> items) { args.insert(args.end(), items); }
+
+// The generated files: readable by anyone inside, like the files they stand in for (bwrap's
+// default is 0600, which reads as a root-only file to check 30).
+void add_files(std::vector<std::string>& args, const std::vector<DataFile>& files) {
+  for (const auto& f : files) add(args, {"--perms", "0444", "--ro-bind-data", std::to_string(f.fd), f.dest});
+}
+
+}  // namespace
+
+RenderedMounts render_mounts(const std::vector<MountStep>& mounts, std::vector<DataFile> files, int first_fd) {
+  RenderedMounts r;
+  int next_fd = first_fd;
+  for (auto& f : files) f.fd = next_fd++;
+  auto& a = r.args;
+  for (const MountStep& m : mounts) {
+    switch (m.op) {
+      case MountOp::RoBind: add(a, {"--ro-bind", m.source, m.dest}); break;
+      case MountOp::Bind: add(a, {"--bind", m.source, m.dest}); break;
+      case MountOp::Symlink: add(a, {"--symlink", m.source, m.dest}); break;
+      case MountOp::Dev: add(a, {"--dev", m.dest}); break;
+      case MountOp::DevBind: add(a, {"--dev-bind", m.source, m.dest}); break;
+      case MountOp::Proc: add(a, {"--proc", m.dest}); break;
+      case MountOp::Tmpfs:
+        if (m.size > 0) add(a, {"--size", std::to_string(m.size)});
+        add(a, {"--tmpfs", m.dest});
+        break;
+      case MountOp::RemountRo: add(a, {"--remount-ro", m.dest}); break;
+      case MountOp::DataFiles: add_files(a, files); break;
+      case MountOp::BindFd:
+      case MountOp::RoBindFd: {
+        const bool read_only = m.op == MountOp::RoBindFd;
+        const int fd = next_fd++;
+        r.bound.push_back({m.source, m.dest, fd, read_only});
+        add(a, {read_only ? "--ro-bind-fd" : "--bind-fd", std::to_string(fd), m.dest});
+        if (!read_only) r.writable.push_back(m.dest);
+        break;
+      }
+    }
+  }
+  r.files = std::move(files);
+  return r;
 }
 
 }  // namespace cordon

@@ -16,19 +16,28 @@ namespace cordon {
 
 // The directory hiding the workspace's siblings (its parent), or "" when there is none to
 // hide: the parent is /, already masked (/tmp, /run, $HOME) or a system directory.
-std::string siblings_mask(const Config& config, const HostFacts& facts);
+std::string siblings_mask(const WorkspaceConfig& workspace, const FilesystemConfig& filesystem, const HostFacts& facts);
 
-struct MountPlan {
-  std::vector<std::string> args;      // bwrap arguments, in order
-  std::vector<std::string> writable;  // host paths bound read-write
-  std::vector<BoundPath> bound;       // the binds by descriptor: read-write ones, control entries
+// The filesystem's section: every mount, in bwrap's order (fs/mounts.cpp's numbered steps).
+struct FilesystemSection {
+  std::vector<MountStep> mounts;
 };
 
-// `session_args` (the generated files under /run/cordon) are inserted into the private
-// /run/cordon tmpfs before it turns read-only. Bound paths take descriptor numbers from `next_fd` on.
-// The workspace's bind and footholds (section/section.h WorkspaceMounts) go in at step 4.
-MountPlan plan_mounts(const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                      const WorkspaceMounts& workspace, const std::vector<std::string>& session_args, int next_fd);
+// Pure. `siblings`: siblings_mask(); `workspace`: the workspace section's own mounts
+// (workspace/workspace_plan.h), placed at step 4.
+FilesystemSection plan_filesystem(const FilesystemConfig& filesystem, const HomeConfig& home,
+                                  const std::string& siblings, const AgentProfile& profile, const HostFacts& facts,
+                                  const std::vector<MountStep>& workspace);
+
+// The mounts as bwrap's arguments. Descriptor numbers from `first_fd` on: the generated files
+// first (in `files` order), then the paths bound by descriptor (in mount order).
+struct RenderedMounts {
+  std::vector<std::string> args;
+  std::vector<BoundPath> bound;       // the binds by descriptor: read-write ones, control entries
+  std::vector<std::string> writable;  // host paths bound read-write by descriptor
+  std::vector<DataFile> files;        // `files`, numbered
+};
+RenderedMounts render_mounts(const std::vector<MountStep>& mounts, std::vector<DataFile> files, int first_fd);
 
 // The host path a configured path binds: its resolved form when gathered, else itself.
 std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path);

@@ -38,9 +38,7 @@ HostFacts facts_for(const Config& config, const SessionOptions& o) {
 SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& o) {
   SandboxSections sections = plan_sections(config, facts, request_for(config, o));
   for (const auto& name : o.weaken) weaken_sections(sections, name);
-  SandboxPlan plan = assemble_plan(config, facts, std::move(sections));
-  for (const auto& name : o.weaken) apply_weakening(plan, name);
-  return plan;
+  return assemble_plan(std::move(sections));
 }
 
 }  // namespace cordon

@@ -31,8 +31,7 @@ void narrow_network_mode(Config& config, const std::string& flag);
 // reads the host's network: netlink dumps and /etc/resolv.conf, nothing is sent).
 HostFacts facts_for(const Config& config, const SessionOptions& options);
 
-// The plan, with the test weakenings applied (plan/weaken.h): first to the sections, then to
-// what remains of them in bwrap's argv.
+// The plan, with the test weakenings applied to its sections (plan/weaken.h).
 SandboxPlan plan_for(const Config& config, const HostFacts& facts, const SessionOptions& options);
 
 }  // namespace cordon

@@ -9,17 +9,12 @@
 
 namespace cordon {
 
-// Names accepted by apply_weakening (for --help and error messages).
+// Names accepted by weaken_sections (for --help and error messages).
 std::vector<std::string> weakening_names();
 
-// Removes or alters one defence in a mechanism's section, before assembly (does nothing for a
-// name that acts on the assembled plan).
+// Removes or alters one defence in a mechanism's section, before assembly: bwrap's argv is
+// never edited. The session file still states the sections as planned, which is what lets
+// the battery notice the difference. Throws cordon::Error for an unknown name.
 void weaken_sections(SandboxSections& sections, const std::string& name);
-
-// Removes or alters one defence in an already built plan (does nothing for a name that acts on
-// the sections). The session file still describes
-// the intended sandbox, which is what lets the battery notice the difference.
-// Throws cordon::Error for an unknown name.
-void apply_weakening(SandboxPlan& plan, const std::string& name);
 
 }  // namespace cordon

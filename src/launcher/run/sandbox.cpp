@@ -184,8 +184,8 @@ void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
 }
 
 void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
-  if (!plan.skip_seccomp) {
-    d.filter = compile_to_memfd(seccomp::build_rules(plan.seccomp));
+  if (plan.isolation.seccomp) {
+    d.filter = compile_to_memfd(seccomp::build_rules({plan.isolation.allow_ptrace}));
     d.placements.push_back({d.filter.get(), kSeccompFd});
   }
   for (const auto& file : plan.data_files) {
@@ -240,13 +240,13 @@ void open_command_gate(Descriptors& d) {
   // From here on this process only waits outside the session's pid namespace; its init
   // (which returns here) becomes bwrap. See process/session_init.h.
   try {
-    if (!plan.skip_session_init) fork_session_init(signals.forwarded(), d.error_write.get());
+    if (plan.isolation.session_init) fork_session_init(signals.forwarded(), d.error_write.get());
   } catch (const Error& e) {
     refuse_from_child(d.error_write.get(), e.what(), e.fix());
   }
-  // bwrap starts from --clearenv anyway: give it nothing (test hooks may hand it ours).
+  // bwrap starts from --clearenv anyway: give it nothing (a test weakening without it hands it ours).
   char* empty_env[] = {nullptr};
-  exec_bwrap(d.placements, moved, argv, plan.inherit_environment ? environ : empty_env, signals.child_mask());
+  exec_bwrap(d.placements, moved, argv, plan.isolation.clearenv ? empty_env : environ, signals.child_mask());
 }
 
 struct Supervision {

@@ -65,7 +65,7 @@ HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
   HostFacts facts = facts_for(config, o);
   const std::string profile = config.active_agent(o.agent, o.command);
   create_missing_profile_entries(config.agent(profile), facts);
-  make_home_caches(config, profile, facts);
+  make_home_caches(config.home, profile, facts);
   return facts;
 }
 

@@ -22,14 +22,6 @@ struct DataFile {
   int fd = -1;  // planned descriptor number in the bwrap child
 };
 
-// Hands out planned descriptor numbers in order.
-struct DataFiles {
-  int next_fd;
-  std::vector<DataFile> files;
-  // Adds a file and returns its bwrap arguments.
-  std::vector<std::string> add(const std::string& dest, std::string content);
-};
-
 // A host path bound by descriptor (--bind-fd / --ro-bind-fd): the launcher opens `source`
 // once, without following a symbolic link, checks that the descriptor is still that path
 // (fs/bound_paths.h), and bwrap binds the descriptor, verifying the mount is that inode. A
@@ -41,12 +33,57 @@ struct BoundPath {
   bool read_only = false;  // an agent's control entry (--ro-bind-fd)
 };
 
-// The workspace's part of the mount order (workspace/workspace_plan.h makes it; fs/ places it
-// at its step): the workspace bound read-write by descriptor at the same path, then the
-// read-only binds over it (its footholds), in bwrap's order.
-struct WorkspaceMounts {
-  std::string path;
-  std::vector<std::string> read_only_args;
+// One step of the sandbox's mount plan, as data: fs/ orders the steps (its numbered steps in
+// fs/mounts.cpp), the workspace hands over its own, and the assembler renders them as bwrap's
+// arguments, handing out descriptor numbers. A weakening (plan/weaken.h) picks steps by role.
+enum class MountOp {
+  RoBind,     // --ro-bind SOURCE DEST
+  Bind,       // --bind SOURCE DEST
+  BindFd,     // --bind-fd FD DEST (a BoundPath: opened by the launcher, no link followed)
+  RoBindFd,   // --ro-bind-fd FD DEST
+  Symlink,    // --symlink SOURCE DEST
+  Dev,        // --dev DEST (a fresh /dev)
+  DevBind,    // --dev-bind SOURCE DEST (the host's devices)
+  Proc,       // --proc DEST
+  Tmpfs,      // [--size N] --tmpfs DEST
+  RemountRo,  // --remount-ro DEST
+  DataFiles,  // every generated file (section.h DataFile), here: --perms 0444 --ro-bind-data FD DEST
+};
+
+enum class MountRole {
+  SystemRoot,     // the system view's roots, or the whole host root (view = "host")
+  Devices,        // /dev
+  Proc,           // /proc
+  ProcGuard,      // /proc/sys, /proc/sysrq-trigger read-only over the fresh /proc
+  RuntimeTmpfs,   // /tmp, /run, /var/tmp, /run/user, /run/secrets
+  ResolvTarget,   // /etc/resolv.conf's target under /run, kept under the /run mask
+  Siblings,       // the tmpfs over the workspace's parent (other projects)
+  ReadPath,       // [filesystem] read
+  AccountHome,    // the account's own home when $HOME is another
+  HomeTmpfs,      // the home, inverted
+  HomeKeep,       // [home] keep (read-only)
+  HomeEntry,      // the profile's state entries (read-write)
+  Cache,          // [home] caches
+  Control,        // the profile's control entries (read-only over the state)
+  Workspace,      // the workspace (read-write)
+  Foothold,       // the workspace's footholds (read-only)
+  FootholdPin,    // a git dir pinned onto itself
+  Mask,           // cordon's empty file over a credential file
+  PrivateMask,    // what only root may read in /etc (a root launch)
+  Writable,       // [filesystem] writable
+  SessionDir,     // /run/cordon and the generated files in it
+  Libexec,        // cordon's helpers, read-only
+  AgentBinary,    // a configured agent binary outside the view
+  ReadOnlyAfter,  // the remounts that make a tmpfs read-only once everything below it is mounted
+  TestAddition,   // a test weakening's own bind
+};
+
+struct MountStep {
+  MountOp op;
+  std::string source;  // binds: the host path; a symlink: its target
+  std::string dest;    // inside
+  MountRole role;
+  long long size = 0;  // Tmpfs: its cap in bytes (0 = none)
 };
 
 }  // namespace cordon

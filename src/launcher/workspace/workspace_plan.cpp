@@ -39,8 +39,13 @@ WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& 
   return s;
 }
 
-WorkspaceMounts workspace_mounts(const WorkspaceSection& section) {
-  return {section.path, foothold_mount_args(section.footholds)};
+std::vector<MountStep> workspace_mounts(const WorkspaceSection& section) {
+  if (!section.footholds.refusal.empty()) throw Error(section.footholds.refusal, section.footholds.refusal_fix);
+  std::vector<MountStep> mounts = {{MountOp::BindFd, section.path, section.path, MountRole::Workspace}};
+  for (const auto& bind : section.footholds.binds)
+    mounts.push_back({bind.pin ? MountOp::Bind : MountOp::RoBind, bind.path, bind.path,
+                      bind.pin ? MountRole::FootholdPin : MountRole::Foothold});
+  return mounts;
 }
 
 void prepare_workspace(const WorkspaceSection& section) { create_missing_hooks(section.path, section.footholds); }

@@ -36,8 +36,9 @@ void refuse_dangerous_workspace(const HostFacts& facts, const std::vector<Protec
 // Pure: the section from the [workspace] config and the facts (facts.workspace_tree).
 WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts);
 
-// What fs/ binds at the workspace's step; throws cordon::Error when the footholds refuse the launch.
-WorkspaceMounts workspace_mounts(const WorkspaceSection& section);
+// What fs/ mounts at the workspace's step: the workspace read-write by descriptor, then its
+// footholds read-only. Throws cordon::Error when the footholds refuse the launch.
+std::vector<MountStep> workspace_mounts(const WorkspaceSection& section);
 
 // At launch, before the sandbox starts (not for `cordon argv`): the hooks/ directories the
 // footholds bind read-only but that do not exist yet are made (workspace/footholds.h).

@@ -1,4 +1,6 @@
 // Config parser: strict schema, file:line:column errors, defaults. Table-driven.
+#include "launcher/inputs/config.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 
 #include "common/build_config.h"
 #include "common/error.h"
-#include "launcher/inputs/config.h"
 #include "launcher/plan/session_options.h"
 
 namespace cordon {
@@ -105,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[environment]\ndeny = [1]\n", "environment.deny: expected a string, found integer"},
         BadCase{"[home]\nkeep = [\"/abs\"]\n", "must be a path relative to $HOME"},
         BadCase{"[home]\nkeep = [\"../x\"]\n", "must stay inside $HOME"},
-        BadCase{"[filesystem]\nwritable = [\"rel/path\"]\n", "filesystem.writable: \"rel/path\" must be an absolute path"},
+        BadCase{"[filesystem]\nwritable = [\"rel/path\"]\n",
+                "filesystem.writable: \"rel/path\" must be an absolute path"},
         BadCase{"[filesystem]\nwritable = [\"/a/../b\"]\n", "must not contain '..'"},
         BadCase{"[filesystem]\nproc = \"maybe\"\n", "filesystem.proc: must be \"fresh\" or \"host-ro\""},
         BadCase{"[network]\negress_jail = \"yes\"\n", "network.egress_jail: expected a boolean, found string"},
@@ -135,15 +137,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[agents.\"a b\"]\n", "profile names use letters"},
         BadCase{"[agents]\nclaude = 1\n", "agents.claude: expected a table"},
         BadCase{"[git]\nname = \"a\"\nname = \"b\"\n", "3:8: Error while parsing key-value pair: cannot redefine"},
-        BadCase{"[workspace\n", "1:"},                             // malformed TOML
-        BadCase{"x = \"unterminated\n", "1:"},
-        BadCase{"= 1\n", "1:"}));
+        BadCase{"[workspace\n", "1:"},  // malformed TOML
+        BadCase{"x = \"unterminated\n", "1:"}, BadCase{"= 1\n", "1:"}));
 
 TEST(Config, ShippedAgentProfiles) {
   Config c = default_config();
   EXPECT_EQ(c.agent("claude").home, (std::vector<std::string>{".claude", ".claude.json"}));
   const auto& claude_env = c.agent("claude").env;
-  for (const char* name : {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"})
+  for (const char* name :
+       {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"})
     EXPECT_NE(std::find(claude_env.begin(), claude_env.end(), name), claude_env.end()) << name;
   const auto& codex_env = c.agent("codex").env;
   EXPECT_NE(std::find(codex_env.begin(), codex_env.end(), "OPENAI_BASE_URL"), codex_env.end());
@@ -228,8 +230,12 @@ TEST(Config, MutationFuzzNeverCrashes) {
       char c = alphabet[next() % alphabet.size()];
       switch (next() % 3) {
         case 0: text.insert(pos, 1, c); break;
-        case 1: if (pos < text.size()) text.erase(pos, 1); break;
-        default: if (pos < text.size()) text[pos] = c; break;
+        case 1:
+          if (pos < text.size()) text.erase(pos, 1);
+          break;
+        default:
+          if (pos < text.size()) text[pos] = c;
+          break;
       }
     }
     try {
@@ -283,7 +289,8 @@ TEST(ConfigNetwork, ModeAndItsOlderSpellingAgreeOrAreRefused) {
   EXPECT_THROW(parse_config("[network]\nmode = \"jail\"\negress_jail = false\n", "c.toml"), Error);
   EXPECT_THROW(parse_config("[network]\nmode = \"open\"\n", "c.toml"), Error);
   EXPECT_THROW(parse_config("[network]\nallow = [\"*bad.test\"]\n", "c.toml"), Error);
-  Config c = parse_config("[network]\nallow = [\"api.test:8443\", \"203.0.113.0/24\"]\ndeny = [\"*.x.test\"]\n", "c.toml");
+  Config c = parse_config("[network]\nallow = [\"api.test:8443\", \"203.0.113.0/24\"]\ndeny = [\"*.x.test\"]\n",
+                          "c.toml");
   EXPECT_EQ(c.network.allow.size(), 2u);
   EXPECT_EQ(c.network.deny, std::vector<std::string>{"*.x.test"});
   // A shipped profile keeps its destinations unless the operator names its own.

@@ -25,7 +25,7 @@ TEST(RootView, PrivateEntriesAreTheFilesAndDirectoriesOthersCannotRead) {
   file("shadow", 0640);
   file("hosts", 0644);
   file("app/deep/er/key.conf", 0600);
-  file("ssl/private/inside", 0600);  // listed through its directory only
+  file("ssl/private/inside", 0600);                                         // listed through its directory only
   ::symlink((dir + "/shadow").c_str(), (dir + "/link-to-shadow").c_str());  // a link is never followed
   const std::vector<PrivateEntry> found = private_entries(dir);
   std::vector<std::string> paths;

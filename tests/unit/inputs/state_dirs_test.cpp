@@ -1,10 +1,10 @@
 // The state kept next to the session records: the last verify and the last allowlist
 // session's proxy counts, each one line, replaced whole.
+#include "launcher/inputs/state_dirs.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
 namespace {

@@ -397,7 +397,7 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
     f.directories.insert(ws);
     Config host = no_jail();
     host.filesystem.view = RootView::Host;
-    return siblings_mask(host, f);
+    return siblings_mask(host.workspace, host.filesystem, f);
   };
   EXPECT_EQ(parent_mask("/src/app"), "/src");
   EXPECT_EQ(parent_mask("/srv/projects/app"), "/srv/projects");
@@ -412,12 +412,12 @@ TEST(Plan, WorkspaceSiblingsAreHidden) {
   keep.filesystem.view = RootView::Host;
   keep.workspace.hide_siblings = false;
   f.workspace = "/src/app";
-  EXPECT_EQ(siblings_mask(keep, f), "");
+  EXPECT_EQ(siblings_mask(keep.workspace, keep.filesystem, f), "");
   // The system view shows no sibling at all, so it needs no mask.
   EXPECT_EQ(parent_mask("/src/app"), "/src");
   Config system = no_jail();
   system.filesystem.view = RootView::System;
-  EXPECT_EQ(siblings_mask(system, f), "");
+  EXPECT_EQ(siblings_mask(system.workspace, system.filesystem, f), "");
 }
 
 TEST(Plan, HostProcFallbackIsExplicit) {
@@ -440,8 +440,8 @@ TEST(Plan, PtraceSwitchFollowsProfile) {
   c.agents["dbg"] = AgentProfile{"dbg", "", {}, {}, true};
   LaunchRequest r = request();
   r.agent = "dbg";
-  EXPECT_TRUE(build_plan(c, sample_facts(), r).seccomp.allow_ptrace);
-  EXPECT_FALSE(build_plan(c, sample_facts(), request()).seccomp.allow_ptrace);
+  EXPECT_TRUE(build_plan(c, sample_facts(), r).isolation.allow_ptrace);
+  EXPECT_FALSE(build_plan(c, sample_facts(), request()).isolation.allow_ptrace);
 }
 
 TEST(Plan, SessionFileDescribesIntent) {
@@ -712,12 +712,12 @@ TEST(Limits, PlannedFromConfigAndOverrides) {
 TEST(GitConfig, IdentityPrecedenceAndEscaping) {
   Config c = no_jail();
   HostFacts f = sample_facts();
-  EXPECT_NE(render_gitconfig(c, f).find("email = \"dev@cordon.invalid\""), std::string::npos);
+  EXPECT_NE(render_gitconfig(c.git, f).find("email = \"dev@cordon.invalid\""), std::string::npos);
   f.git_user_email = "host@example.org";
-  EXPECT_NE(render_gitconfig(c, f).find("email = \"host@example.org\""), std::string::npos);
+  EXPECT_NE(render_gitconfig(c.git, f).find("email = \"host@example.org\""), std::string::npos);
   c.git.email = "ops@example.org";
   c.git.name = "Evil\"\n[core]\n\tsshCommand = x";
-  std::string text = render_gitconfig(c, f);
+  std::string text = render_gitconfig(c.git, f);
   EXPECT_NE(text.find("email = \"ops@example.org\""), std::string::npos);
   EXPECT_EQ(text.find("\n[core]"), std::string::npos) << text;  // no section injection
   EXPECT_NE(text.find("[safe]\n\tdirectory = \"/src/app\""), std::string::npos);

@@ -1,0 +1,123 @@
+#include "launcher/fs/filesystem_checks.h"
+
+#include "common/credential_files.h"
+#include "common/error.h"
+#include "common/paths.h"
+#include "launcher/fs/mounts.h"
+
+namespace cordon {
+namespace {
+
+// A profile's home entry is bound read-write where it really is: a link to /etc, the home
+// itself or cordon's directories would make those writable.
+void validate_home_entries(const AgentProfile& profile, const HostFacts& f, const std::vector<ProtectedPath>& list) {
+  for (const auto& entry : profile.home) {
+    const std::string path = f.home + "/" + entry;
+    if (!f.exists(path)) continue;
+    const std::string real = resolved_or_same(f.real_home_entries, path);
+    if (std::string why = why_not_writable(real, f.home, list); !why.empty() || real == f.home)
+      throw Error("agent \"" + profile.name + "\" home entry " + path + " resolves to " + real + ", which " +
+                      (why.empty() ? "is $HOME" : why) + ": the sandbox could write there",
+                  "make " + path + " a directory or file of its own, not a link to it");
+  }
+}
+
+// A control entry must be bound read-only or be harmless where it is missing: missing in a
+// state directory the sandbox writes, the agent could create it (a hook, a command) and it
+// would run outside cordon; behind a link there, the link could have been planted.
+void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
+  for (const auto& entry : profile.control) {
+    const std::string path = f.home + "/" + entry;
+    auto it = f.control_entries.find(path);
+    const ControlEntryFact fact = it == f.control_entries.end() ? ControlEntryFact{} : it->second;
+    if (!fact.link.empty())
+      throw Error("agent \"" + profile.name + "\" control entry " + path + " goes through the symbolic link " +
+                      fact.link +
+                      ", in a directory the sandbox can write: cordon binds control entries read-only "
+                      "and follows no link there (a session could have planted it to expose another file)",
+                  "replace the link by what it points to (cp -a --remove-destination \"$(readlink -f " + fact.link +
+                      ")\" " + fact.link + "), or remove it if you did not make it");
+    const std::string state = state_entry_holding(profile, entry);
+    if (fact.source.empty() && !state.empty() && f.exists(f.home + "/" + state))
+      throw Error("agent \"" + profile.name + "\" control entry " + path +
+                      " does not exist and could not be made: the sandbox could create it in " + f.home + "/" + state +
+                      ", and it would run outside cordon",
+                  "create it yourself (an empty file or directory of that name), or fix the permissions of " + f.home +
+                      "/" + state);
+  }
+}
+
+// A cache is bound read-write from cordon's store: over an entry the profile keeps, protects
+// or masks, or over the way to the workspace, it would replace or unprotect it.
+void validate_caches(const HomeConfig& config, const std::string& config_path, const AgentProfile& profile,
+                     const HostFacts& f) {
+  std::vector<std::string> taken = profile.home;
+  taken.insert(taken.end(), profile.control.begin(), profile.control.end());
+  taken.insert(taken.end(), config.keep_read_only.begin(), config.keep_read_only.end());
+  for (const auto& m : home_masked_files()) taken.push_back(m);
+  for (const auto& cache : config.caches) {
+    const std::string path = f.home + "/" + cache;
+    for (const auto& entry : taken)
+      if (path_within(path, f.home + "/" + entry) || path_within(f.home + "/" + entry, path))
+        throw Error("cache " + cache + " (home.caches) overlaps the home entry " + entry +
+                        ", which the profile keeps, protects or masks",
+                    "remove it from home.caches in " + config_path);
+    if (path_within(f.workspace, path))
+      throw Error("cache " + cache + " (home.caches) holds the workspace " + f.workspace,
+                  "remove it from home.caches in " + config_path);
+  }
+}
+
+// A mask inside something the sandbox writes cannot hold across sessions: the agent can
+// rename the masked file's parent, and the next session's mask covers nothing.
+void validate_masks(const FilesystemConfig& config, const HostFacts& f) {
+  std::vector<std::string> writable = {f.workspace};
+  for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
+  for (const auto& mask : config.masks) {
+    for (const auto& w : writable)
+      if (path_within(mask, w))
+        throw Error("mask " + mask + " (filesystem.masks) lies in " + w +
+                        ", which the sandbox can write: renaming its parent would defeat the mask",
+                    "keep that secret outside the workspace and the writable paths, or use another workspace");
+  }
+}
+
+}  // namespace
+
+void refuse_newlines(const std::string& what, const std::string& path) {
+  if (path.find('\n') != std::string::npos)
+    throw Error(what + " path contains a newline: refusing it", "rename the directory");
+}
+
+void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const std::string& config_path,
+                              const AgentProfile& profile, const HostFacts& f,
+                              const std::vector<ProtectedPath>& protected_list) {
+  for (const auto& path : config.writable) {
+    if (!f.exists(path))
+      throw Error("writable path " + path + " (filesystem.writable) does not exist",
+                  "create it or remove it from " + config_path);
+    auto resolved = f.real_writable.find(path);
+    const std::string& real = resolved != f.real_writable.end() && !resolved->second.empty() ? resolved->second : path;
+    if (std::string why = why_not_writable(real, f.home, protected_list); !why.empty())
+      throw Error("writable path " + path + " (filesystem.writable) " + why + ": the sandbox could write there",
+                  "remove it from filesystem.writable in " + config_path);
+    refuse_newlines("writable", path);
+  }
+  validate_home_entries(profile, f, protected_list);
+  validate_control_entries(profile, f);
+  validate_caches(home, config_path, profile, f);
+  validate_masks(config, f);
+  for (const auto& path : config.read)
+    if (config.view == RootView::System && !f.exists(path))
+      throw Error("read-only path " + path + " (filesystem.read) does not exist",
+                  "create it or remove it from " + config_path);
+  if (!f.exists(mask_source(f)))
+    throw Error("cordon's mask file " + mask_source(f) + " is missing",
+                "reinstall cordon (cmake --install); masks bind this empty read-only file");
+  // An operator-configured binary must exist; a shipped profile's default only when it runs.
+  if (!profile.binary.empty() && !f.exists(profile.binary))
+    throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
+                "install the agent, or fix agents." + profile.name + ".binary in " + config_path);
+}
+
+}  // namespace cordon

@@ -1,0 +1,25 @@
+// The filesystem's refusals: what the configuration and the profile would bind read-write or
+// mask, checked against the host before anything is planned. A writable path, a home entry or
+// a cache that is (or resolves to) a path the sandbox may not write, a control entry that
+// cannot be bound read-only, a mask the sandbox could undo, a missing read path, mask file or
+// agent binary: each refuses the launch with the fix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/inputs/config.h"
+#include "launcher/inputs/host_facts.h"
+#include "launcher/section/dangerous_paths.h"
+
+namespace cordon {
+
+// Throws cordon::Error (what + fix). `protected_list`: section/dangerous_paths.h.
+void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const std::string& config_path,
+                              const AgentProfile& profile, const HostFacts& facts,
+                              const std::vector<ProtectedPath>& protected_list);
+
+// Throws cordon::Error when `path` holds a newline (`what`: "home", "writable", ...).
+void refuse_newlines(const std::string& what, const std::string& path);
+
+}  // namespace cordon
