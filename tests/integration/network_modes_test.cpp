@@ -216,6 +216,30 @@ TEST_F(NetworkModes, AllowlistAdmitsListedDestinationsAndRecordsEachDecision) {
   }
 }
 
+// A name that resolves onto an address of the host itself (a public /32 on its lo, outside
+// every connected subnet) is refused by the proxy even when the allow-list names it; the
+// control (the proxy refusing no address) reaches the host's service.
+TEST_F(NetworkModes, AllowlistRefusesTheHostsOwnAddresses) {
+  world->write_config("allowlist-hostself", "[network]\nmode = \"allowlist\"\nallow = [\"hostself.test:8080\"]\n");
+  const std::string attempt = "/usr/bin/curl -sS -m 5 -p --http0.9 http://hostself.test:8080/";
+  for (As who : {As::Root, As::User}) {
+    clear_records(who);
+    CommandResult run = world->cordon_run(config("allowlist-hostself"), attempt, as(who));
+    EXPECT_NE(run.status, 0) << run.output;
+    EXPECT_FALSE(has(run.output, "hello 198.19.7.7")) << run.output;
+    Json receipt = latest_receipt(who);
+    ASSERT_TRUE(receipt.is_object()) << run.output;
+    bool refused = false;
+    for (const auto& d : receipt["egress"]["decisions"])
+      refused |= d["destination"] == "hostself.test:8080" && !d["allowed"].get<bool>() &&
+                 has(d.value("reason", ""), "198.19.7.7");
+    EXPECT_TRUE(refused) << receipt["egress"].dump();
+  }
+  CommandResult control =
+      world->cordon_run(config("allowlist-hostself"), attempt, as(As::Root, "--test-weaken proxy-allow-all"));
+  EXPECT_TRUE(has(control.output, "hello 198.19.7.7")) << control.output;
+}
+
 TEST_F(NetworkModes, AllowlistVerifyDeepPassesAndEachWeakeningIsSeen) {
   for (As who : {As::Root, As::User}) {
     NetWorld::RunOptions o = as(who);

@@ -9,7 +9,8 @@
 #  +-------------------------- cjh-ID ("fake host") ----+      +---------- cjr-ID ("router") -----+
 #  | eth0 192.0.2.2/24  fd00:cafe::2/64                 |      | r0 192.0.2.1/24 (gateway)        |
 #  |   default via 192.0.2.1, ::/0 via fd00:cafe::1     |======|    192.0.2.77/24 (neighbour)     |
-#  | lo 127.0.0.1  listeners on 127.0.0.1, 192.0.2.2    | veth |    fd00:cafe::1/64               |
+#  | lo 127.0.0.1  198.19.7.7/32 (the host's own /32)   | veth |    fd00:cafe::1/64               |
+#  |   listeners on 127.0.0.1, 192.0.2.2, 198.19.7.7    |      |                                  |
 #  | /etc/resolv.conf (via ip netns exec):              |      | lo (the "LAN" hosts):            |
 #  |   nameserver 10.53.0.53, search/options lines      |      |   10.1.2.3 172.16.5.5 192.168.7.7|
 #  | cordon + pasta run here                            |      |   100.64.1.1 169.254.169.254     |
@@ -89,6 +90,9 @@ up() {
   # the router accepts them as local, which is all a listener needs.
   for a in $LAN_ADDRS; do ip -n "$router" addr add "$a/32" dev lo; done
   ip -n "$router" addr add fd00:beef::10/128 dev lo nodad
+  # An address of the fake host itself, public and /32, on its loopback device (as a service
+  # address or a cloud VM's own address is carried): no connected subnet covers it.
+  ip -n "$host" addr add 198.19.7.7/32 dev lo
 
   # The fake host's resolver configuration; ip netns exec binds it over /etc/resolv.conf.
   mkdir -p "/etc/netns/$host"
@@ -99,7 +103,7 @@ up() {
   ip netns exec "$router" "$py" "$dir/listener.py" "$dir/router.ready" \
     $LAN_ADDRS 192.0.2.1 192.0.2.77 fd00:beef::10 >"$dir/router.log" 2>&1 &
   echo $! >"$dir/router.pid"
-  ip netns exec "$host" "$py" "$dir/listener.py" "$dir/host.ready" 127.0.0.1 192.0.2.2 ::1 \
+  ip netns exec "$host" "$py" "$dir/listener.py" "$dir/host.ready" 127.0.0.1 192.0.2.2 198.19.7.7 ::1 \
     >"$dir/host.log" 2>&1 &
   echo $! >"$dir/host.pid"
   # Answers as a real resolver does, which musl's (Codex's) needs: a name's missing AAAA is
@@ -107,7 +111,8 @@ up() {
   # a REFUSED there fails the whole lookup. Names elsewhere have no upstream: REFUSED.
   ip netns exec "$router" dnsmasq --conf-file=/dev/null --no-resolv --no-hosts \
     --listen-address=10.53.0.53 --bind-interfaces --pid-file="$dir/dnsmasq.pid" \
-    --host-record=internet.test,198.18.0.10 --host-record=lan.test,10.1.2.3 --local=/test/ \
+    --host-record=internet.test,198.18.0.10 --host-record=lan.test,10.1.2.3 \
+    --host-record=hostself.test,198.19.7.7 --local=/test/ \
     --log-facility="$dir/dnsmasq.log" --user=root
   wait_ready "$dir/router.ready"
   wait_ready "$dir/host.ready"

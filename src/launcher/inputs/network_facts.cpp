@@ -42,8 +42,11 @@ NetworkFacts gather_network_facts() {
     return std::any_of(links.begin(), links.end(),
                        [&](const netlink::Link& l) { return l.index == index && (l.flags & IFF_LOOPBACK); });
   };
+  const Ipv4Prefix loopback_range = *parse_ipv4_cidr("127.0.0.0/8", nullptr);
   for (const auto& a : nl.addresses(AF_INET)) {
-    if (is_loopback(a.ifindex) || parse_ipv4_cidr("127.0.0.0/8", nullptr)->contains(a.local)) continue;
+    if (loopback_range.contains(a.local)) continue;
+    add_unique(facts.host_addresses, {a.local, 32});
+    if (is_loopback(a.ifindex)) continue;
     add_unique(facts.connected, ipv4_subnet_of(a.local, a.prefix_len));
     if (a.peer != a.local) add_unique(facts.connected, ipv4_subnet_of(a.peer, a.prefix_len));  // point-to-point
   }

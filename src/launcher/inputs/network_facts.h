@@ -11,7 +11,12 @@
 namespace cordon {
 
 struct NetworkFacts {
-  std::vector<Ipv4Prefix> connected;            // subnets of the host's IPv4 addresses (non-loopback)
+  std::vector<Ipv4Prefix> connected;  // subnets of the host's IPv4 addresses (non-loopback)
+  // Every IPv4 address of the host itself, on any interface (the loopback device's included,
+  // where services bind addresses of their own), whatever its prefix length, as a /32; not
+  // 127.0.0.0/8, which inside a namespace is the namespace's own. A /32 on a cloud VM's
+  // interface or an address on `lo` has no connected subnet around it to block.
+  std::vector<Ipv4Prefix> host_addresses;
   std::string default_gateway;                  // IPv4 of the host's default route, "" if none
   std::string default_interface;                // its interface name
   std::vector<std::string> resolvers;           // nameserver lines of the host's /etc/resolv.conf

@@ -107,8 +107,16 @@ JailPlan plan_jail(const NetworkConfig& config, const std::string& config_path, 
   for (const auto& subnet : facts.connected) add_unique(blocked, subnet);
   for (const auto& p : blocked)
     if (!listed(p, allowed) && !listed(p, plan.unreachable)) plan.blackholes.push_back(p);
-  if (!covered(*gateway, plan.blackholes) && !covered(*gateway, plan.unreachable) && !covered(*gateway, allowed))
-    plan.blackholes.push_back({*gateway, 32});
+  // The host's own addresses, then the gateway: each as a /32 unless a block or an allow covers it.
+  auto block_single = [&](uint32_t address) {
+    if (covered(address, plan.blackholes) || covered(address, plan.unreachable) || covered(address, allowed))
+      return false;
+    plan.blackholes.push_back({address, 32});
+    return true;
+  };
+  for (const auto& host : facts.host_addresses)
+    if (block_single(host.address)) plan.host_addresses.push_back({host.address, 32});
+  block_single(*gateway);
 
   std::vector<Ipv4Prefix> all_blocked = plan.blackholes;
   all_blocked.insert(all_blocked.end(), plan.unreachable.begin(), plan.unreachable.end());

@@ -14,12 +14,13 @@
 namespace cordon::jail {
 
 struct JailPlan {
-  std::vector<Ipv4Prefix> blackholes;   // RFC1918, CGNAT, 168.63.129.16/32, connected subnets
-  std::vector<Ipv4Prefix> unreachable;  // 169.254.0.0/16
-  std::vector<Ipv4Prefix> allow;        // /32 punches: DNS forwarder + configured allow_ip
-  std::string gateway;                  // the namespace's gateway (as pasta configures it)
-  std::string dns_forward;              // the forwarder address the sandbox resolves through
-  std::string resolv_conf;              // content bound over /etc/resolv.conf
+  std::vector<Ipv4Prefix> blackholes;      // RFC1918, CGNAT, 168.63.129.16/32, connected subnets
+  std::vector<Ipv4Prefix> unreachable;     // 169.254.0.0/16
+  std::vector<Ipv4Prefix> allow;           // /32 punches: DNS forwarder + configured allow_ip
+  std::vector<Ipv4Prefix> host_addresses;  // the /32 blackholes of the host's own addresses (also in blackholes)
+  std::string gateway;                     // the namespace's gateway (as pasta configures it)
+  std::string dns_forward;                 // the forwarder address the sandbox resolves through
+  std::string resolv_conf;                 // content bound over /etc/resolv.conf
 };
 
 // The addresses `dns_forward = "auto"` tries, in this order: one per TEST-NET range
@@ -30,6 +31,9 @@ inline constexpr const char* kForwarderCandidates[] = {"192.0.2.53", "198.51.100
 // Pure. Throws cordon::Error when no forwarder address can be chosen or config conflicts.
 // Rules beyond the fixed lists (common/egress_prefixes.h):
 //  - each connected subnet is blackholed (exact duplicates of a fixed prefix are skipped);
+//  - each address of the host itself (NetworkFacts::host_addresses) is blackholed as a /32 when
+//    no blocked prefix covers it: pasta would connect to it from the host, where it is local
+//    (a service bound to it, or to 0.0.0.0, answers);
 //  - the gateway's own address is blackholed as a /32 when no blocked prefix covers it, so
 //    the router itself (its admin page, its resolver) is not reachable, only routed through;
 //  - an allow_ip entry is a more specific route that wins over a covering block; one equal

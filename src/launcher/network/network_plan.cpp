@@ -88,6 +88,8 @@ NetworkPlan plan_network(const NetworkConfig& config, const std::string& config_
       AllowlistMode mode{profile_allow, config.deny, {}};
       mode.allow.insert(mode.allow.end(), config.allow.begin(), config.allow.end());
       for (const auto& subnet : facts.connected) mode.refuse.push_back(subnet.str());
+      // The host's own addresses: a name may not resolve onto a service of the host itself.
+      for (const auto& address : facts.host_addresses) mode.refuse.push_back(address.str());
       return mode;
     }
     case NetworkMode::Offline: return OfflineMode{};

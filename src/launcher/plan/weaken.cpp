@@ -105,6 +105,17 @@ const Weakening kWeakenings[] = {
          allowlist->proxy_test_args.insert(allowlist->proxy_test_args.end(),
                                            {"--test-allow-all", "--connect-timeout-seconds", "1"});
      }},
+    // The jail without the /32 blackholes of the host's own addresses (the session file still
+    // states them): what the jail was before it read every address of the host.
+    {"jail-host-addresses-open",
+     [](SandboxSections& s) {
+       auto* jailed = std::get_if<network::JailMode>(&s.network);
+       if (!jailed) return;
+       std::erase_if(jailed->jail.blackholes, [&](const Ipv4Prefix& p) {
+         const auto& open = jailed->jail.host_addresses;
+         return std::find(open.begin(), open.end(), p) != open.end();
+       });
+     }},
     {"no-unshare-uts", [](SandboxSections& s) { s.isolation.unshare_uts = false; }},
     {"host-dev",
      [](SandboxSections& s) {

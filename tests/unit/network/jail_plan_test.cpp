@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,28 @@ TEST(JailPlan, GatewayOutsideEveryBlockIsBlackholedItself) {
   JailPlan plan = plan_jail(config_with(), f);
   EXPECT_EQ(plan.blackholes.back().str(), "198.18.0.1/32");
   EXPECT_EQ(plan.gateway, "198.18.0.1");
+}
+
+// Every address of the host itself is out of reach: pasta would connect to it from the host,
+// where it is local. One no block covers (a public /32 on lo, or an interface's /32) becomes a
+// /32 blackhole of its own; one inside a connected subnet or an allow_ip adds nothing.
+TEST(JailPlan, TheHostsOwnAddressesAreBlackholedUnlessCovered) {
+  NetworkFacts f = host_facts();
+  f.host_addresses = {P("192.0.2.2/32"), P("198.19.7.7/32"), P("203.0.113.9/32"), P("10.9.9.9/32")};
+  JailPlan plan = plan_jail(config_with({"203.0.113.9"}), f);
+  EXPECT_EQ(strs(plan.host_addresses), (std::vector<std::string>{"198.19.7.7/32"}));
+  const auto blackholes = strs(plan.blackholes);
+  EXPECT_NE(std::find(blackholes.begin(), blackholes.end(), "198.19.7.7/32"), blackholes.end());
+  EXPECT_EQ(std::find(blackholes.begin(), blackholes.end(), "192.0.2.2/32"), blackholes.end());
+  EXPECT_EQ(std::find(blackholes.begin(), blackholes.end(), "203.0.113.9/32"), blackholes.end());  // allowed
+  EXPECT_EQ(std::find(blackholes.begin(), blackholes.end(), "10.9.9.9/32"), blackholes.end());     // in 10/8
+}
+
+// The forwarder is never an address of the host: the automatic pick skips one.
+TEST(JailPlan, ForwarderSkipsAnAddressOfTheHost) {
+  NetworkFacts f = host_facts();
+  f.host_addresses = {P("198.51.100.53/32")};
+  EXPECT_EQ(plan_jail(config_with(), f).dns_forward, "203.0.113.53");
 }
 
 TEST(JailPlan, NoDefaultRouteIsAnErrorNamingTheOptOut) {
