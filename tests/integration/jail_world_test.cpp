@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "common/mountinfo.h"
 #include "common/json_codec.h"
 #include "jail_world.h"
+#include "support.h"
 
 namespace cordon::testing {
 namespace {
@@ -400,6 +402,30 @@ TEST_F(JailWorld, BatteryFailsChecks19And20OnAPartialJail) {
   CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "CORDON_TEST_SKIP_ROUTE=1", "", "", true});
   EXPECT_NE(run.output.find("[FAIL] 19 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[FAIL] 20 "), std::string::npos) << run.output;
+}
+
+// bwrap failing its own setup in a jailed launch (here a bind of a missing path) closes the
+// pipes the jail's stage writes to: the launcher reports bwrap's failure (its own message is
+// above), exits 125 and writes a receipt. Before, about half such launches died of SIGPIPE
+// (exit 141, no message, no receipt), and with SIGPIPE ignored the message blamed the jail.
+TEST_F(JailWorld, ABwrapSetupFailureIsReportedAsSuchWithAReceipt) {
+  NetWorld::RunOptions o;
+  o.run_flags = "--test-weaken rw-bind:/nonexistent-cordon-test";
+  const std::string sessions = world->state_dir + "/0/sessions";
+  for (int i = 0; i < 6; ++i) {
+    CommandResult run = world->cordon_run(config("jail"), "/bin/true", o);
+    EXPECT_EQ(run.status, 125) << run.output;
+    EXPECT_NE(run.output.find("bwrap: Can't find source path /nonexistent-cordon-test"), std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("sandbox setup failed (bwrap exited with status 1"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("egress jail:"), std::string::npos) << run.output;
+    std::string newest;
+    for (const auto& e : std::filesystem::directory_iterator(sessions))
+      if (e.path().extension() == ".json" && e.path().string() > newest) newest = e.path().string();
+    const std::string record = read_file(newest);
+    EXPECT_NE(record.find("\"launch_error\":\"sandbox setup failed"), std::string::npos) << newest << ": " << record;
+    EXPECT_EQ(strays_after_teardown(), "");
+  }
 }
 
 // The battery measures the host-address blackholes too: without them (the session file still

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -238,6 +239,11 @@ constexpr bool kTestBuild = false;
 #endif
 
 int cli_main(int argc, char** argv) {
+  // Every write of the launcher's to a pipe or socket whose reader can die (the jail's holder
+  // and route programmer, the proxy, a closed stderr) fails with EPIPE, which the caller
+  // reports, instead of killing the launcher before it has written the receipt. Each child's
+  // exec path resets dispositions (process/exec_setup.h), so nothing it starts inherits this.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"cordon: run coding agents in an enforced, tested sandbox"};
   app.set_version_flag("--version", std::string("cordon ") + build::kVersion);
   app.require_subcommand(1);

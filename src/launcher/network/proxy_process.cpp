@@ -36,8 +36,9 @@ std::string read_whole(int fd) {
 
 // The forked child: dies with the launcher, has its own session (a terminal's Ctrl-C must not
 // end it before the sandbox), default signals, only its three descriptors and no environment.
-[[noreturn]] void exec_proxy(char* const argv[], int listen_fd, int log_fd, int messages_fd, pid_t launcher) {
-  if (!become_session_helper(launcher)) ::_exit(127);
+[[noreturn]] void exec_proxy(char* const argv[], int listen_fd, int log_fd, int messages_fd, pid_t launcher,
+                             const sigset_t& stop_signals) {
+  if (!become_session_helper(launcher, &stop_signals)) ::_exit(127);
   int null_fd = ::open("/dev/null", O_RDWR);
   // Above the targets first, so no dup2 below overwrites a source still to be moved.
   int listen_high = ::fcntl(listen_fd, F_DUPFD, 10), log_high = ::fcntl(log_fd, F_DUPFD, 10);
@@ -71,9 +72,19 @@ void EgressProxy::start(const std::string& proxy_path, UniqueFd listen_fd, const
   for (auto& a : text) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t launcher = ::getpid();
+  // SIGTERM and SIGINT blocked from the fork to the proxy's own signalfd (egress_proxy/main.cpp):
+  // a stop that comes before the proxy reads them waits pending instead of ending it by the
+  // default action (exit 143: a false teardown failure).
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
   pid_t pid = ::fork();
-  if (pid < 0) throw Error(errno_text("egress proxy: fork", errno));
-  if (pid == 0) exec_proxy(argv.data(), listen_fd.get(), log_.get(), messages_.get(), launcher);
+  if (pid == 0) exec_proxy(argv.data(), listen_fd.get(), log_.get(), messages_.get(), launcher, stop_signals);
+  const int fork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) throw Error(errno_text("egress proxy: fork", fork_errno));
   process_ = ChildProcess(pid);
   pidfd_.reset(pidfd_open(pid));
   if (!pidfd_.valid()) throw Error(errno_text("egress proxy: pidfd_open", errno));

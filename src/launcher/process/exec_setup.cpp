@@ -23,13 +23,14 @@ bool die_with_launcher(pid_t launcher_pid) {
   return ::getppid() == launcher_pid;
 }
 
-bool become_session_helper(pid_t launcher_pid) {
+bool become_session_helper(pid_t launcher_pid, const sigset_t* keep_blocked) {
   if (!die_with_launcher(launcher_pid)) return false;
   ::setsid();
   reset_signal_dispositions();
-  sigset_t none;
-  sigemptyset(&none);
-  return ::sigprocmask(SIG_SETMASK, &none, nullptr) == 0;
+  sigset_t mask;
+  sigemptyset(&mask);
+  if (keep_blocked) mask = *keep_blocked;
+  return ::sigprocmask(SIG_SETMASK, &mask, nullptr) == 0;
 }
 
 void refuse_from_child(int error_fd, const std::string& what, const std::string& fix) {

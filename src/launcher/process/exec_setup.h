@@ -3,6 +3,7 @@
 // async-signal-safe calls: they run between fork and execve.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <string>
@@ -21,8 +22,10 @@ bool die_with_launcher(pid_t launcher_pid);
 
 // A helper the launcher runs beside the sandbox (pasta, the egress proxy): dies with the
 // launcher, leads a session of its own (a terminal's Ctrl-C must not end it mid-session), and
-// starts from default signal dispositions and an empty mask. False when the launcher is gone.
-bool become_session_helper(pid_t launcher_pid);
+// starts from default signal dispositions and an empty mask, but for `keep_blocked` (signals
+// the helper reads itself once it runs: blocked from the fork on, one that comes early waits
+// pending instead of ending it). False when the launcher is gone.
+bool become_session_helper(pid_t launcher_pid, const sigset_t* keep_blocked = nullptr);
 
 // Sends "what\nfix" to the launcher through `error_fd` (it refuses the launch with that
 // message) and exits kExitLaunchRefused: how a forked child reports a failed setup step.

@@ -365,18 +365,34 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
               "run `cordon doctor` to check the host; nothing ran");
 }
 
+// After a stage failed: the child's exit status when it is already ending (bwrap failed its
+// own setup: the stage's pipes closed under it), waiting a bounded moment; nullopt when it is
+// still running (the stage failed for its own reason).
+std::optional<int> child_exit_after_stage_failure(ChildProcess& child) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto status = child.try_wait()) return status;
+    ::usleep(2000);
+  }
+  return std::nullopt;
+}
+
 // The parent's side of every stage, then the command gate. A stage that fails stops the
 // launch with the gate still shut: killing the child kills the session's init, which kills
 // bwrap (set up and waiting, or still setting up) before the gate's last writer closes.
-void finish_stages_then_open_gate(const std::vector<LaunchStage*>& stages, ChildProcess& child, Descriptors& d) {
+// The most precise reason wins: the child's own report, then bwrap's failed setup (its
+// message is above; a stage that lost its peer would otherwise blame itself), then the stage's.
+void finish_stages_then_open_gate(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, ChildProcess& child,
+                                  Descriptors& d) {
   for (LaunchStage* stage : stages) {
     try {
       stage->after_fork(child.pid());
     } catch (const Error&) {
-      child.kill_and_reap();
+      std::optional<int> ended = child_exit_after_stage_failure(child);
+      if (!ended) child.kill_and_reap();
       reap_survivors();  // the init and the route programmer, reparented here
-      // The child's own report (why it stopped) is more precise than the parent's view.
       throw_child_report(read_all(d.error_read.get()));
+      if (ended && WIFEXITED(*ended) && WEXITSTATUS(*ended) != 0) throw_setup_failure(plan, *ended, d.error_read.get());
       throw;
     }
   }
@@ -417,7 +433,7 @@ Supervision start_and_supervise(const SandboxPlan& plan, const std::vector<Launc
   d.gate_read.reset();
   if (relay) relay->start(pid);
   try {
-    finish_stages_then_open_gate(stages, child, d);
+    finish_stages_then_open_gate(plan, stages, child, d);
     Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
                                   d.status_read.get(), relay);
     if (relay) outcome.terminal = terminal_outcome(relay->finish());
