@@ -209,38 +209,52 @@ void add_files(std::vector<std::string>& args, const std::vector<DataFile>& file
 
 }  // namespace
 
-RenderedMounts render_mounts(const std::vector<MountStep>& mounts, std::vector<DataFile> files, int first_fd) {
+// The steps are taken by value: their paths move into the arguments.
+RenderedMounts render_mounts(std::vector<MountStep> mounts, std::vector<DataFile> files, int first_fd) {
   RenderedMounts r;
   int next_fd = first_fd;
   for (auto& f : files) f.fd = next_fd++;
   auto& a = r.args;
-  for (const MountStep& m : mounts) {
+  a.reserve(mounts.size() * 3 + files.size() * 5);
+  auto bind = [&](const char* option, MountStep& m) {
+    a.emplace_back(option);
+    a.push_back(std::move(m.source));
+    a.push_back(std::move(m.dest));
+  };
+  for (MountStep& m : mounts) {
     switch (m.op) {
-      case MountOp::RoBind: add(a, {"--ro-bind", m.source, m.dest}); break;
-      case MountOp::Bind: add(a, {"--bind", m.source, m.dest}); break;
-      case MountOp::Symlink: add(a, {"--symlink", m.source, m.dest}); break;
-      case MountOp::Dev: add(a, {"--dev", m.dest}); break;
-      case MountOp::DevBind: add(a, {"--dev-bind", m.source, m.dest}); break;
-      case MountOp::Proc: add(a, {"--proc", m.dest}); break;
+      case MountOp::RoBind: bind("--ro-bind", m); break;
+      case MountOp::Bind: bind("--bind", m); break;
+      case MountOp::Symlink: bind("--symlink", m); break;
+      case MountOp::DevBind: bind("--dev-bind", m); break;
+      case MountOp::Dev: add(a, {"--dev", std::move(m.dest)}); break;
+      case MountOp::Proc: add(a, {"--proc", std::move(m.dest)}); break;
       case MountOp::Tmpfs:
         if (m.size > 0) add(a, {"--size", std::to_string(m.size)});
-        add(a, {"--tmpfs", m.dest});
+        add(a, {"--tmpfs", std::move(m.dest)});
         break;
-      case MountOp::RemountRo: add(a, {"--remount-ro", m.dest}); break;
+      case MountOp::RemountRo: add(a, {"--remount-ro", std::move(m.dest)}); break;
       case MountOp::DataFiles: add_files(a, files); break;
       case MountOp::BindFd:
       case MountOp::RoBindFd: {
         const bool read_only = m.op == MountOp::RoBindFd;
         const int fd = next_fd++;
-        r.bound.push_back({m.source, m.dest, fd, read_only});
         add(a, {read_only ? "--ro-bind-fd" : "--bind-fd", std::to_string(fd), m.dest});
         if (!read_only) r.writable.push_back(m.dest);
+        r.bound.push_back({std::move(m.source), std::move(m.dest), fd, read_only});
         break;
       }
     }
   }
   r.files = std::move(files);
   return r;
+}
+
+std::vector<std::string> writable_paths(const std::vector<MountStep>& mounts) {
+  std::vector<std::string> writable;
+  for (const MountStep& m : mounts)
+    if (m.op == MountOp::BindFd) writable.push_back(m.dest);
+  return writable;
 }
 
 }  // namespace cordon

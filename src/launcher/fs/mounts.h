@@ -37,7 +37,10 @@ struct RenderedMounts {
   std::vector<std::string> writable;  // host paths bound read-write by descriptor
   std::vector<DataFile> files;        // `files`, numbered
 };
-RenderedMounts render_mounts(const std::vector<MountStep>& mounts, std::vector<DataFile> files, int first_fd);
+RenderedMounts render_mounts(std::vector<MountStep> mounts, std::vector<DataFile> files, int first_fd);
+
+// The host paths the steps bind read-write by descriptor, in order (render_mounts' writable).
+std::vector<std::string> writable_paths(const std::vector<MountStep>& mounts);
 
 // The host path a configured path binds: its resolved form when gathered, else itself.
 std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path);

@@ -7,18 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <sstream>
 
+#include "common/paths.h"
 #include "common/unique_fd.h"
 
 namespace cordon {
 
 int open_beneath(int dir_fd, const std::string& rel, int last_flags) {
-  std::vector<std::string> parts;
-  std::stringstream in(rel);
-  std::string part;
-  while (std::getline(in, part, '/'))
-    if (!part.empty() && part != ".") parts.push_back(part);
+  const std::vector<std::string> parts = path_components(rel);
   if (parts.empty()) return ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
   UniqueFd at;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {

@@ -57,10 +57,9 @@ std::vector<DataFile> generated_files(const SandboxSections& s, const network::N
 
 // The parts of the intent each mechanism states for itself.
 void state_intent(SandboxSections& s, const Config& config, const AgentProfile& profile, const HostFacts& facts,
-                  bool agent_args) {
-  RenderedMounts planned = render_mounts(s.filesystem.mounts, {}, kFirstDataFd);
-  s.intent = describe_session(config, profile, facts, s.workspace, s.env, planned.writable);
-  s.intent.network = network::network_section(s.network).intent;
+                  const NetworkIntent& network, bool agent_args) {
+  s.intent = describe_session(config, profile, facts, s.workspace, s.env, writable_paths(s.filesystem.mounts));
+  s.intent.network = network;
   s.intent.limits = describe_limits(s.limits);
   s.intent.last_verify = facts.last_verify;
   if (agent_args) s.intent.agent.args = profile.args;
@@ -84,7 +83,8 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source_path),
                          limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
                          config.source_path);
-  s.env = plan_environment(config.environment, profile, facts, network::network_section(s.network).env);
+  const network::NetworkSection network = network::network_section(s.network);
+  s.env = plan_environment(config.environment, profile, facts, network.env);
   s.gitconfig = render_gitconfig(config.git, facts);
   s.resolv_conf_dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
   s.terminal = plan_terminal(config.terminal, facts.terminal_device, facts.terminal_fds);
@@ -92,14 +92,14 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.filesystem = plan_filesystem(config.filesystem, config.home,
                                  siblings_mask(config.workspace, config.filesystem, facts), profile, facts,
                                  workspace_mounts(s.workspace));
-  state_intent(s, config, profile, facts, agent_args);
+  state_intent(s, config, profile, facts, network.intent, agent_args);
   return s;
 }
 
 SandboxPlan assemble_plan(SandboxSections s) {
   const network::NetworkSection net = network::network_section(s.network);
   SandboxPlan plan;
-  RenderedMounts mounts = render_mounts(s.filesystem.mounts, generated_files(s, net), kFirstDataFd);
+  RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), generated_files(s, net), kFirstDataFd);
   mounts.files[1].content = serialize_session(s.intent);
   // A mode whose launch stage finishes after the fork keeps the command at the gate; only
   // with the session's init, which keeps it shut if the launcher dies (process/session_init.h).

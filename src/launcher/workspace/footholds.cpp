@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <sstream>
 
 #include "common/error.h"
 #include "common/paths.h"
@@ -16,24 +15,6 @@
 
 namespace cordon {
 namespace {
-
-// "/a/./b/../c" -> "/a/c", by components (no filesystem access).
-std::string normalize(const std::string& path) {
-  std::vector<std::string> parts;
-  std::stringstream in(path);
-  std::string part;
-  while (std::getline(in, part, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
-}
 
 [[noreturn]] void refuse_link(const std::string& workspace, const std::string& rel) {
   throw Error("workspace path " + workspace + "/" + rel +
@@ -123,7 +104,7 @@ void protect_git_dir(const std::string& workspace, const GitDir& dir, const Tree
 
 // "./.vscode/" -> ".vscode".
 std::string clean_entry(const std::string& entry) {
-  std::string out = normalize("/" + entry);
+  std::string out = normalize_path("/" + entry);
   return out == "/" ? "" : out.substr(1);
 }
 
@@ -140,7 +121,7 @@ std::string pointer_target(const std::string& workspace, const std::string& base
   }
   if (target.empty()) return "";
   const std::string base = base_rel.empty() ? workspace : workspace + "/" + base_rel;
-  const std::string resolved = normalize(target[0] == '/' ? target : base + "/" + target);
+  const std::string resolved = normalize_path(target[0] == '/' ? target : base + "/" + target);
   if (resolved == workspace || !path_within(resolved, workspace)) return "";
   return resolved.substr(workspace.size() + 1);
 }

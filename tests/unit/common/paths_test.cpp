@@ -34,3 +34,23 @@ TEST(PathWithin, EmptyAndTrailingSlash) {
 
 }  // namespace
 }  // namespace cordon
+
+namespace cordon {
+namespace {
+
+TEST(PathComponents, SplitsWithoutEmptyOrDotComponents) {
+  EXPECT_EQ(path_components("/a//./b/"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(path_components("a/../b"), (std::vector<std::string>{"a", "..", "b"}));
+  EXPECT_TRUE(path_components("").empty());
+  EXPECT_TRUE(path_components("/./").empty());
+}
+
+TEST(NormalizePath, ResolvesDotsByComponents) {
+  EXPECT_EQ(normalize_path("/a/./b/../c"), "/a/c");
+  EXPECT_EQ(normalize_path("/../../a"), "/a");
+  EXPECT_EQ(normalize_path("./.vscode/"), "/.vscode");
+  EXPECT_EQ(normalize_path(""), "/");
+}
+
+}  // namespace
+}  // namespace cordon
