@@ -161,7 +161,7 @@ void Connection::handle(const ServeContext& ctx) {
   if (head.status != HeadRead::Status::Complete) return log_once(ctx.log, "");
   auto parsed = parse_request(std::string_view(head.buffer).substr(0, head.head_end));
   if (auto* e = std::get_if<RequestError>(&parsed))
-    return refuse(ctx, e->status, e->message, "cordon egress proxy: " + e->message + ".\n");
+    return refuse(ctx, e->status, e->message, "cordon egress proxy: " + e->message + ".\n", e->code);
   auto& req = std::get<ProxyRequest>(parsed);
   {
     std::lock_guard lock(mutex_);

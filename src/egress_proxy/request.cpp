@@ -10,7 +10,23 @@
 namespace cordon::egress {
 namespace {
 
-RequestError bad(std::string message) { return {400, std::move(message)}; }
+RequestError bad(std::string message, std::string code = {}) { return {400, std::move(message), std::move(code)}; }
+
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }
+
+bool has_control(std::string_view text, bool tab_allowed) {
+  for (char c : text)
+    if (is_control(c) && !(tab_allowed && c == '\t')) return true;
+  return false;
+}
+
+// Client bytes quoted in an answer or the log: only printable ASCII, the rest as '?'.
+std::string printable(std::string_view text, size_t max) {
+  std::string out(text.substr(0, max));
+  for (char& c : out)
+    if (is_control(c) || static_cast<unsigned char>(c) > 0x7F) c = '?';
+  return out;
+}
 
 bool is_token(std::string_view text) {
   if (text.empty()) return false;
@@ -90,9 +106,15 @@ std::variant<std::string, RequestError> filter_headers(const std::vector<std::st
     std::string_view line = lines[i];
     if (line.front() == ' ' || line.front() == '\t') return bad("folded header lines are not accepted");
     size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !is_token(line.substr(0, colon)))
-      return bad("malformed header line \"" + std::string(line.substr(0, 60)) + "\"");
+    if (colon == std::string_view::npos) return bad("malformed header line \"" + printable(line, 60) + "\"");
     std::string_view name = line.substr(0, colon);
+    if (!is_token(name))
+      return bad("invalid header name \"" + printable(name, 60) + "\" (a header name is a token: no spaces, " +
+                     "control characters or separators, and nothing between it and its colon)",
+                 "invalid-header-name");
+    if (has_control(line.substr(colon + 1), true))
+      return bad("control character in a header value (" + std::string(name) + ")",
+                 "control-character-in-header-value");
     if (iequals(name, "host")) *saw_host = true;
     if (hop_by_hop(name)) continue;
     kept.append(line).append("\r\n");
@@ -143,6 +165,8 @@ std::variant<ProxyRequest, RequestError> parse_request(std::string_view head) {
   if (lines.empty()) return bad("empty request");
   auto rl = split_request_line(lines[0]);
   if (!rl) return bad("malformed request line (expected METHOD TARGET HTTP/1.1)");
+  if (has_control(rl->target, false))
+    return bad("control character in the request target", "control-character-in-target");
   if (rl->method != "CONNECT") return parse_absolute(*rl, lines);
   auto authority = parse_authority(rl->target, std::nullopt);
   if (auto* e = std::get_if<RequestError>(&authority)) return *e;

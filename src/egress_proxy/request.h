@@ -2,7 +2,11 @@
 //   CONNECT host:port HTTP/1.x                  -> a tunnel
 //   METHOD http://host[:port]/path HTTP/1.x     -> one request forwarded in origin-form
 // Everything else (origin-form, https:// or other schemes, userinfo, IPv6 literals, folded or
-// malformed headers, a missing Host) is a client error with a short explanation. Pure code.
+// malformed headers, a missing Host) is a client error with a short explanation. So is every
+// byte RFC 9112 never allows where the proxy would forward it: a control byte (0x00-0x1F, 0x7F)
+// in the request target or, HTAB aside, in a header value, and a header name that is not a
+// token. An origin may read such a byte differently from the proxy (a bare CR as a line end:
+// a header the proxy never saw); refusing is the only reading both sides share. Pure code.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +32,7 @@ struct ProxyRequest {
 struct RequestError {
   int status = 400;
   std::string message;
+  std::string code;  // for X-Cordon-Denied (the byte-level refusals); empty: no such header
 };
 
 // Where the head ends (the index just past the blank line), or npos while incomplete.

@@ -205,6 +205,72 @@ TEST_F(EgressProxy, MalformedOversizeAndOriginFormAre4xx) {
   EXPECT_EQ(lines[3]["status"], 431);
 }
 
+// A stand-in origin on 127.0.0.1:PORT that appends each connection's request head to OUT and
+// answers "recorded": what reached the origin, byte for byte. Every wait is bounded.
+const char* const kRecorder = R"(import socket, sys
+port, out, ready = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port))
+s.listen(16)
+s.settimeout(60)
+open(ready, "w").write("ready\n")
+while True:
+    c, _ = s.accept()
+    c.settimeout(5)
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    with open(out, "ab") as f:
+        f.write(b"--- connection\n" + data)
+    c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 9\r\n\r\nrecorded\n")
+    c.close()
+)";
+
+TEST_F(EgressProxy, BareCrInAHeaderValueIsRefusedAndNeverReachesTheOrigin) {
+  write_file(dir_.path() + "/recorder.py", kRecorder);
+  auto r = world(
+      "$PY $D/recorder.py 8090 $D/origin.got $D/recorder.ready & PIDS=\"$PIDS $!\"\n"
+      "for _ in $(seq 200); do [ -f $D/recorder.ready ] && break; sleep 0.05; done\n"
+      "start_proxy --allow 127.0.0.1:8090\n"
+      "echo '--- evil'; " +
+      client() +
+      " send $PORT 'GET http://127.0.0.1:8090/ HTTP/1.1\\r\\nHost: 127.0.0.1:8090\\r\\n"
+      "X-Evil: a\\rX-Smuggled: 1\\r\\n\\r\\n'\n"
+      "echo '--- good'; " +
+      client() +
+      " send $PORT 'GET http://127.0.0.1:8090/ HTTP/1.1\\r\\nHost: 127.0.0.1:8090\\r\\nX-Good: 1\\r\\n\\r\\n'\n"
+      "wait_log_lines 2\n"
+      "echo '--- origin got'; cat $D/origin.got\n");
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto evil = r.output.substr(0, r.output.find("--- good"));
+  auto good = r.output.substr(r.output.find("--- good"), r.output.find("--- origin got") - r.output.find("--- good"));
+  auto origin = r.output.substr(r.output.find("--- origin got"));
+  EXPECT_TRUE(has(evil, "HTTP/1.1 400 Bad Request")) << r.output;
+  EXPECT_TRUE(has(evil, "X-Cordon-Denied: control-character-in-header-value")) << r.output;
+  EXPECT_TRUE(has(evil, "control character in a header value")) << r.output;
+  EXPECT_FALSE(has(evil, "recorded")) << r.output;
+  EXPECT_TRUE(has(good, "recorded")) << r.output;  // the control: the same origin, reachable
+  // Exactly one connection reached the origin: the good request's.
+  EXPECT_EQ(origin.find("--- connection"), origin.rfind("--- connection")) << r.output;
+  EXPECT_TRUE(has(origin, "X-Good: 1")) << r.output;
+  EXPECT_FALSE(has(origin, "X-Evil")) << r.output;
+  EXPECT_FALSE(has(origin, "X-Smuggled")) << r.output;
+  auto lines = log_lines();
+  ASSERT_EQ(lines.size(), 2u) << read_file(log_path());
+  EXPECT_EQ(lines[0]["status"], 400);
+  EXPECT_EQ(lines[0]["allowed"], false);
+  EXPECT_TRUE(has(lines[0]["reason"].get<std::string>(), "control character in a header value")) << lines[0].dump();
+  EXPECT_FALSE(lines[0].contains("address"));
+  EXPECT_EQ(lines[1]["status"], 200);
+}
+
 TEST_F(EgressProxy, SigtermEndsOpenTunnelsAndExitsZero) {
   auto r = world("start_proxy --allow allowed.test:8080\n" + client() +
                  " tunnel $PORT allowed.test:8080 20 > $D/tunnel.out & CL=$!\n"

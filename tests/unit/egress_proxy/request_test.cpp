@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace cordon::egress {
 namespace {
 
@@ -22,6 +25,13 @@ std::string error(std::string_view head) {
   }
   ADD_FAILURE() << "accepted: " << head;
   return {};
+}
+
+// The X-Cordon-Denied code of a refusal ("" when accepted or without one).
+std::string code(std::string_view head) {
+  auto parsed = parse_request(head);
+  auto* e = std::get_if<RequestError>(&parsed);
+  return e ? e->code : "";
 }
 
 TEST(FindHeadEnd, CrlfAndLf) {
@@ -78,6 +88,79 @@ TEST(ParseRequest, RejectsOtherFormsWithAReason) {
   EXPECT_NE(error("GET http://a.test/ HTTP/1.1\r\nHost: a\r\nno colon\r\n\r\n").find("malformed header"),
             std::string::npos);
   EXPECT_NE(error("\r\n\r\n").find("empty"), std::string::npos);
+}
+
+// The bytes RFC 9112 never allows where a proxy forwards them: 0x00-0x1F and 0x7F. LF is the
+// line end, so it cannot sit inside a line; HTAB is allowed in a header value only.
+std::vector<char> control_bytes() {
+  std::vector<char> out;
+  for (int b = 0; b < 0x20; ++b)
+    if (b != '\n') out.push_back(char(b));
+  out.push_back(char(0x7F));
+  return out;
+}
+
+std::string hex(char c) {
+  const char* digits = "0123456789abcdef";
+  return std::string("0x") + digits[(c >> 4) & 0xF] + digits[c & 0xF];
+}
+
+TEST(ParseRequest, ControlByteInAHeaderValueIsRefused) {
+  for (char c : control_bytes()) {
+    if (c == '\t') continue;
+    for (const std::string& value : {"a" + std::string(1, c) + "b", std::string(1, c) + "ab", "ab" + std::string(1, c)})
+      for (const char* method : {"GET http://a.test/", "CONNECT a.test:443"}) {
+        std::string head = std::string(method) + " HTTP/1.1\r\nHost: a.test\r\nX-Evil: " + value + "\r\n\r\n";
+        EXPECT_NE(error(head).find("control character in a header value (X-Evil)"), std::string::npos)
+            << hex(c) << " " << method;
+        EXPECT_EQ(code(head), "control-character-in-header-value") << hex(c);
+      }
+  }
+  // The audit's case: a bare CR, which some origins read as a line end (a smuggled header).
+  EXPECT_NE(error("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nX-A: 1\rX-Smuggled: 2\r\n\r\n")
+                .find("control character in a header value"),
+            std::string::npos);
+}
+
+TEST(ParseRequest, TabAndObsTextInAHeaderValueAreKept) {
+  auto r = ok("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nX-A: a\tb\r\nX-B: caf\xc3\xa9\r\n\r\n");
+  EXPECT_NE(r.forward_head.find("\r\nX-A: a\tb\r\n"), std::string::npos) << r.forward_head;
+  EXPECT_NE(r.forward_head.find("\r\nX-B: caf\xc3\xa9\r\n"), std::string::npos) << r.forward_head;
+}
+
+TEST(ParseRequest, ControlByteInTheRequestTargetIsRefused) {
+  for (char c : control_bytes()) {
+    std::string b(1, c);
+    for (const std::string& target : {"http://a.test/x" + b + "y", "http://a.test/?q=" + b, "http://a" + b + ".test/",
+                                      "a.test:44" + b + "3", "a.test" + b + ":443", b + "a.test:443"}) {
+      std::string method = target.rfind("http", 0) == 0 ? "GET " : "CONNECT ";
+      std::string head = method + target + " HTTP/1.1\r\nHost: a.test\r\n\r\n";
+      EXPECT_NE(error(head).find("control character in the request target"), std::string::npos)
+          << hex(c) << " " << target;
+      EXPECT_EQ(code(head), "control-character-in-target") << hex(c);
+    }
+  }
+  // A space splits the request line: refused as a malformed line.
+  EXPECT_NE(error("GET http://a.test/x y HTTP/1.1\r\nHost: a.test\r\n\r\n").find("request line"), std::string::npos);
+  EXPECT_NE(error("CONNECT a.test :443 HTTP/1.1\r\n\r\n").find("request line"), std::string::npos);
+}
+
+TEST(ParseRequest, HeaderNameMustBeAToken) {
+  std::vector<std::string> names = {"X A", "X-A ", "X-A\t", "X\"A", "X(A)", "X/A", "X\xc3\xa9", "X@A", "X[A]"};
+  for (char c : control_bytes()) names.push_back("X" + std::string(1, c) + "A");
+  for (const auto& name : names) {
+    std::string head = "GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n" + name + ": v\r\n\r\n";
+    std::string message = error(head);
+    EXPECT_NE(message.find("invalid header name"), std::string::npos) << hex(name[1]) << ": " << message;
+    EXPECT_EQ(code(head), "invalid-header-name");
+    for (char c : message) EXPECT_TRUE(c >= 0x20 && c < 0x7F) << "echoed a raw byte " << hex(c) << " in " << message;
+  }
+  EXPECT_NE(error("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n: v\r\n\r\n").find("invalid header name"),
+            std::string::npos);
+  // A line without a colon is still reported as such, its bytes quoted printably.
+  EXPECT_EQ(error("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nno\x01"
+                  "colon\r\n\r\n"),
+            "malformed header line \"no?colon\"");
 }
 
 }  // namespace
