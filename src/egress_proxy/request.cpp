@@ -152,11 +152,13 @@ std::variant<ProxyRequest, RequestError> parse_absolute(const RequestLine& rl,
 
 }  // namespace
 
+// The first empty line, as split_lines sees it: "\n\r\n" (CRLF CRLF too) or "\n\n". Searching
+// for CRLF CRLF alone would let "\n\r\n" end the parsed head before the head read ends.
 size_t find_head_end(std::string_view buffer) {
-  size_t crlf = buffer.find("\r\n\r\n");
+  size_t cr = buffer.find("\n\r\n");
   size_t lf = buffer.find("\n\n");
-  if (crlf == std::string_view::npos && lf == std::string_view::npos) return std::string_view::npos;
-  if (lf == std::string_view::npos || (crlf != std::string_view::npos && crlf < lf)) return crlf + 4;
+  if (cr == std::string_view::npos && lf == std::string_view::npos) return std::string_view::npos;
+  if (lf == std::string_view::npos || (cr != std::string_view::npos && cr < lf)) return cr + 3;
   return lf + 2;
 }
 

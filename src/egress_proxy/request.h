@@ -35,8 +35,8 @@ struct RequestError {
   std::string code;  // for X-Cordon-Denied (the byte-level refusals); empty: no such header
 };
 
-// Where the head ends (the index just past the blank line), or npos while incomplete.
-// Accepts CRLF CRLF and, leniently, LF LF.
+// Where the head ends (the index just past its first empty line), or npos while incomplete.
+// Lines end in CRLF or, leniently, LF; an empty line is CRLF or LF after either.
 size_t find_head_end(std::string_view buffer);
 
 std::variant<ProxyRequest, RequestError> parse_request(std::string_view head);

@@ -163,5 +163,13 @@ TEST(ParseRequest, HeaderNameMustBeAToken) {
             "malformed header line \"no?colon\"");
 }
 
+// A line ended by LF alone, then an empty CRLF line: that empty line ends the head (the parser
+// stops there, so the head cannot run on past it).
+TEST(FindHeadEnd, FirstEmptyLineEndsTheHeadWhateverItsLineEnd) {
+  std::string head = "GET http://a.test/ HTTP/1.1\nHost: a.test\n\r\n";
+  EXPECT_EQ(find_head_end(head + "X-After: 1\r\n\r\n"), head.size());
+  EXPECT_EQ(find_head_end("GET / HTTP/1.1\r\nHost: a\r\n\nbody"), 26u);
+}
+
 }  // namespace
 }  // namespace cordon::egress
