@@ -27,7 +27,7 @@ long long parse_number(const std::string& option, const std::string& text, long 
 std::string usage_text() {
   return "usage: cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...\n"
          "         [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]\n"
-         "         [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 30]\n"
+         "         [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]\n"
          "Serves CONNECT and absolute-form HTTP on the inherited listening socket, connecting only to\n"
          "allowed destinations; one JSON line per connection on the log fd. Started by cordon.\n";
 }

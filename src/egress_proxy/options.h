@@ -1,7 +1,7 @@
 // cordon-egress-proxy's command line (parsed by hand: a handful of --key value pairs).
 //   cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...
 //       [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]
-//       [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 30]
+//       [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]
 #pragma once
 
 #include <cstddef>
@@ -21,7 +21,7 @@ struct Options {
   size_t max_header_bytes = 16384;
   int idle_seconds = 300;
   int connect_timeout_seconds = 10;
-  int header_timeout_seconds = 30;
+  int header_timeout_seconds = 10;  // the whole head, however it trickles in
   bool help = false;
   // --test-allow-all, test builds only: every destination admitted, no address refused (the
   // weakening that proves cordon-probe's policy probes can see an open proxy).

@@ -49,6 +49,7 @@ TEST(ProxyOptions, Defaults) {
   EXPECT_EQ(o.max_header_bytes, 16384u);
   EXPECT_EQ(o.idle_seconds, 300);
   EXPECT_EQ(o.connect_timeout_seconds, 10);
+  EXPECT_EQ(o.header_timeout_seconds, 10);
   EXPECT_TRUE(parse_options({"--help"}).help);
 }
 
