@@ -1,8 +1,11 @@
 #include "egress_proxy/connection.h"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <variant>
 
@@ -85,7 +88,50 @@ void linger_close(int fd, int stop_fd) {
 
 }  // namespace
 
-Connection::Connection(UniqueFd client) : client_(std::move(client)), start_(std::chrono::steady_clock::now()) {}
+Connection::Connection(UniqueFd client)
+    : client_(std::move(client)),
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      start_(Clock::now()),
+      since_(start_) {}
+
+void Connection::wake() {
+  uint64_t one = 1;
+  ssize_t n = ::write(wake_.get(), &one, sizeof one);  // never read: it stays readable
+  (void)n;
+}
+
+SlotView Connection::view_locked(Clock::time_point now) const {
+  if (reclaimed_) return {Phase::Done, {}};  // leaving already: never chosen twice
+  Clock::time_point last = since_;
+  if (phase_ == Phase::Relaying) last = std::max(last, Clock::time_point(Clock::duration(counters_.last_moved.load())));
+  return {phase_, now - last};
+}
+
+SlotView Connection::slot_view(Clock::time_point now) {
+  std::lock_guard lock(phase_mutex_);
+  return view_locked(now);
+}
+
+bool Connection::reclaim(Clock::duration grace) {
+  std::lock_guard lock(phase_mutex_);
+  if (reclaimed_ || !reclaimable(view_locked(Clock::now()), grace)) return false;
+  reclaimed_ = true;
+  wake();
+  return true;
+}
+
+bool Connection::enter(Phase phase) {
+  std::lock_guard lock(phase_mutex_);
+  if (reclaimed_) return false;
+  phase_ = phase;
+  since_ = Clock::now();
+  return true;
+}
+
+bool Connection::reclaimed() {
+  std::lock_guard lock(phase_mutex_);
+  return reclaimed_;
+}
 
 void Connection::serve(const ServeContext& ctx) {
   try {
@@ -97,6 +143,7 @@ void Connection::serve(const ServeContext& ctx) {
     }
     log_once(ctx.log, "error");
   }
+  enter(Phase::Done);
   client_.reset();
   finished_ = true;
 }
@@ -110,8 +157,7 @@ void Connection::log_once(DecisionLog& log, const std::string& ended) {
   }
   d.bytes_up = counters_.up.load();
   d.bytes_down = counters_.down.load();
-  d.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_)
-                      .count();
+  d.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count();
   if (!ended.empty()) d.ended = ended;
   if (d.reason.empty()) d.reason = "ended before a decision";  // e.g. stuck in getaddrinfo at session end
   log.write(d);
@@ -126,15 +172,23 @@ void Connection::set_refusal(int status, const std::string& reason) {
 
 void Connection::refuse(const ServeContext& ctx, int status, const std::string& reason, const std::string& body,
                         const std::string& denied_code) {
-  send_all(client_.get(), http_response(status, body, denied_code), kReplyTimeoutMs, ctx.stop_fd);
-  linger_close(client_.get(), ctx.stop_fd);
   set_refusal(status, reason);
-  log_once(ctx.log, "");
+  send_all(client_.get(), http_response(status, body, denied_code), kReplyTimeoutMs, wake_.get());
+  enter(Phase::Answering);  // the lingering below holds a slot for nothing: reclaimable
+  linger_close(client_.get(), wake_.get());
+  log_once(ctx.log, reclaimed() ? kReclaimedEnd : "");
+}
+
+void Connection::refuse_reclaimed_head(const ServeContext& ctx) {
+  const std::string limit = std::to_string(ctx.options.max_connections);
+  refuse(ctx, 408, "no complete request head when its slot was reclaimed",
+         "cordon egress proxy: no complete request head yet, and every connection slot (" + limit +
+             ", --max-connections) was taken: this connection was reclaimed for another; retry.\n");
 }
 
 void Connection::handle(const ServeContext& ctx) {
   const Options& o = ctx.options;
-  HeadRead head = read_head(client_.get(), o.max_header_bytes, o.header_timeout_seconds * 1000, ctx.stop_fd);
+  HeadRead head = read_head(client_.get(), o.max_header_bytes, o.header_timeout_seconds * 1000, wake_.get());
   switch (head.status) {
     case HeadRead::Status::Complete: break;
     case HeadRead::Status::TooLarge: {
@@ -146,6 +200,7 @@ void Connection::handle(const ServeContext& ctx) {
       return refuse(ctx, 408, why, "cordon egress proxy: " + why + ".\n");
     }
     case HeadRead::Status::Stopped: {
+      if (reclaimed()) return refuse_reclaimed_head(ctx);
       std::lock_guard lock(mutex_);
       draft_.reason = "the session ended before a complete request";
       break;
@@ -159,6 +214,7 @@ void Connection::handle(const ServeContext& ctx) {
   }
   if (head.status == HeadRead::Status::Stopped) return log_once(ctx.log, "session ended");
   if (head.status != HeadRead::Status::Complete) return log_once(ctx.log, "");
+  if (!enter(Phase::Deciding)) return refuse_reclaimed_head(ctx);  // reclaimed as the head completed
   auto parsed = parse_request(std::string_view(head.buffer).substr(0, head.head_end));
   if (auto* e = std::get_if<RequestError>(&parsed))
     return refuse(ctx, e->status, e->message, "cordon egress proxy: " + e->message + ".\n", e->code);
@@ -177,8 +233,8 @@ void Connection::handle(const ServeContext& ctx) {
 void Connection::relay_to(const ServeContext& ctx, const ProxyRequest& req, const Target& target,
                           const std::string& rest) {
   const std::string where = req.destination() + " (" + ipv4_to_string(target.address) + ")";
-  Connected origin = connect_ipv4(target.address, req.port, ctx.options.connect_timeout_seconds * 1000, ctx.stop_fd);
-  if (origin.status == Connected::Status::Stopped) return log_once(ctx.log, "session ended");
+  Connected origin = connect_ipv4(target.address, req.port, ctx.options.connect_timeout_seconds * 1000, wake_.get());
+  if (origin.status == Connected::Status::Stopped) return log_once(ctx.log, "session ended");  // never reclaimed
   if (origin.status == Connected::Status::Timeout)
     return refuse(ctx, 504, "connect to " + where + " timed out",
                   "cordon egress proxy: connecting to " + where + " timed out.\n");
@@ -194,15 +250,23 @@ void Connection::relay_to(const ServeContext& ctx, const ProxyRequest& req, cons
     draft_.status = tunnel ? 200 : 0;
   }
   const int timeout_ms = ctx.options.idle_seconds * 1000;
-  if (tunnel && !send_all(client_.get(), "HTTP/1.1 200 Connection established\r\n\r\n", timeout_ms, ctx.stop_fd))
-    return log_once(ctx.log, "closed");
+  enter(Phase::Relaying);  // idle from here on (no byte either way) counts towards a reclaim
+  if (tunnel && !send_all(client_.get(), "HTTP/1.1 200 Connection established\r\n\r\n", timeout_ms, wake_.get()))
+    return log_once(ctx.log, reclaimed() ? kReclaimedEnd : "closed");
   std::string first = tunnel ? rest : req.forward_head + rest;
-  if (!send_all(origin.fd.get(), first, timeout_ms, ctx.stop_fd)) return log_once(ctx.log, "error: sending request");
+  if (!send_all(origin.fd.get(), first, timeout_ms, wake_.get()))
+    return log_once(ctx.log, reclaimed() ? kReclaimedEnd : "error: sending request");
   counters_.up += first.size();
-  RelayResult result = relay(client_.get(), origin.fd.get(), {timeout_ms, ctx.stop_fd, !tunnel}, counters_);
+  RelayResult result = relay(client_.get(), origin.fd.get(), {timeout_ms, wake_.get(), !tunnel}, counters_);
   if (!tunnel) {
     std::lock_guard lock(mutex_);
     draft_.status = result.origin_status;
+  }
+  if (result.end == RelayEnd::Stopped && reclaimed()) {
+    // Closed for a new client: a FIN both ways (not a reset), without waiting on either side.
+    linger_close(client_.get(), wake_.get());
+    linger_close(origin.fd.get(), wake_.get());
+    return log_once(ctx.log, kReclaimedEnd);
   }
   std::string ended = relay_end_text(result.end);
   log_once(ctx.log, result.error.empty() ? ended : ended + ": " + result.error);

@@ -3,7 +3,6 @@
 // listening inside the sandbox's namespace; every outbound connection of the sandbox goes
 // through here. Exit status: 0 after SIGTERM/SIGINT, 64 usage error, 125 setup failure.
 #include <fcntl.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -64,10 +63,8 @@ int run(int argc, char** argv) {
   AddressPolicy policy(rules, options.refuse);
   check_fds(options);
   cordon::UniqueFd signals = block_signals();
-  cordon::UniqueFd stop(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!stop.valid()) throw Error(cordon::errno_text("eventfd", errno));
   DecisionLog log(options.log_fd);
-  ServeContext ctx{options, rules, policy, log, stop.get()};
+  ServeContext ctx{options, rules, policy, log};
   size_t stragglers = 0;
   {
     Server server(ctx, options.listen_fd, signals.get());

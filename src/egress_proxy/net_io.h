@@ -1,5 +1,6 @@
-// Socket I/O with bounds: every wait has a timeout and also wakes on the proxy's stop fd (an
-// eventfd that stays readable once SIGTERM arrived), so no connection outlives the session.
+// Socket I/O with bounds: every wait has a timeout and also wakes on a stop fd (the
+// connection's eventfd, readable for good once the session ends or its slot is reclaimed), so
+// no connection outlives the session or holds on to a reclaimed slot.
 // Sockets are non-blocking; sends use MSG_NOSIGNAL.
 #pragma once
 

@@ -28,6 +28,7 @@ std::string usage_text() {
   return "usage: cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...\n"
          "         [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]\n"
          "         [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]\n"
+         "         [--reclaim-idle-seconds 30]\n"
          "Serves CONNECT and absolute-form HTTP on the inherited listening socket, connecting only to\n"
          "allowed destinations; one JSON line per connection on the log fd. Started by cordon.\n";
 }
@@ -57,6 +58,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (key == "--idle-seconds") o.idle_seconds = int(parse_number(key, value, 1, 604800));
     else if (key == "--connect-timeout-seconds") o.connect_timeout_seconds = int(parse_number(key, value, 1, 600));
     else if (key == "--header-timeout-seconds") o.header_timeout_seconds = int(parse_number(key, value, 1, 3600));
+    else if (key == "--reclaim-idle-seconds") o.reclaim_idle_seconds = int(parse_number(key, value, 1, 604800));
     else if (key == "--refuse") {
       std::string problem;
       auto prefix = parse_ipv4_cidr(value, &problem);

@@ -2,6 +2,7 @@
 //   cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...
 //       [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]
 //       [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]
+//       [--reclaim-idle-seconds 30]
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,9 @@ struct Options {
   int idle_seconds = 300;
   int connect_timeout_seconds = 10;
   int header_timeout_seconds = 10;  // the whole head, however it trickles in
+  // When every slot is taken, a relay idle this long may give its slot to a new client
+  // (reclaim.h); a client still sending its head may at once.
+  int reclaim_idle_seconds = 30;
   bool help = false;
   // --test-allow-all, test builds only: every destination admitted, no address refused (the
   // weakening that proves cordon-probe's policy probes can see an open proxy).

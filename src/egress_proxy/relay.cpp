@@ -131,9 +131,13 @@ RelayResult relay(int client_fd, int origin_fd, const RelayOptions& options, Rel
         result.origin_status = status < 0 ? 0 : status;
       }
       // Bounded: a fast stream one way cannot starve the other way or the stop fd.
-      for (int round = 0; round < kRoundsPerWake && !d.done; ++round)
+      bool moved = false;
+      for (int round = 0; round < kRoundsPerWake && !d.done; ++round) {
         if (pump(d, &result.error) != Step::Progress) break;
+        moved = true;
+      }
       if (!result.error.empty()) return finish(RelayEnd::Error);
+      if (moved) counters.last_moved.store(std::chrono::steady_clock::now().time_since_epoch().count());
     }
     if (dirs[0].done && dirs[1].done) break;
     pollfd fds[3] = {{client_fd, short(events_for(dirs[0], client_fd) | events_for(dirs[1], client_fd)), 0},

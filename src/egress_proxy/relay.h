@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -13,6 +14,9 @@ namespace cordon::egress {
 struct RelayCounters {
   std::atomic<uint64_t> up{0};    // client -> origin
   std::atomic<uint64_t> down{0};  // origin -> client
+  // When bytes last moved either way (steady_clock ticks; 0: never): how long a relay has been
+  // idle, for the accept loop choosing a slot to reclaim.
+  std::atomic<std::chrono::steady_clock::rep> last_moved{0};
 };
 
 enum class RelayEnd { Closed, Idle, Stopped, Error };

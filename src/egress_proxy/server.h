@@ -1,6 +1,8 @@
 // The accept loop. One thread per connection: a connection blocked in getaddrinfo, a slow
 // origin or a slowloris client only holds its own thread, and the per-connection code stays
-// straight-line. Threads are bounded by --max-connections (over it: 503 from the accept loop).
+// straight-line. Threads are bounded by --max-connections. A client arriving when every slot
+// is taken gets the slot of the connection idle the longest (reclaim.h); only when none may be
+// reclaimed does the accept loop answer 503.
 #pragma once
 
 #include <list>
@@ -34,7 +36,11 @@ class Server {
   };
   void accept_ready();
   void reap();
-  // Answers 503 without serving (over the limit, or no thread to serve it) and records it.
+  // Every slot taken: closes the reclaimable connection idle the longest and waits (bounded) for
+  // its thread. True when a slot is free.
+  bool reclaim_slot();
+  // Answers 503 without serving (over the limit with nothing to reclaim, or no thread or eventfd
+  // to serve it) and records it.
   void turn_away(Connection& connection, const std::string& why);
 
   ServeContext ctx_;

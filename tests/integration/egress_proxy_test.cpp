@@ -52,6 +52,13 @@ class EgressProxy : public ::testing::Test {
     return out;
   }
   std::string log_path() const { return dir_.path() + "/log"; }
+  // The log's lines whose `key` is `value`.
+  std::vector<Json> log_lines_with(const std::string& key, const Json& value) {
+    std::vector<Json> out;
+    for (auto& line : log_lines())
+      if (line.contains(key) && line[key] == value) out.push_back(line);
+    return out;
+  }
   std::string client() const { return "/usr/bin/python3 " + kWorld + "/client.py"; }
 
   TempDir dir_{"/tmp/cordon-egress-it-"};
@@ -287,16 +294,162 @@ TEST_F(EgressProxy, SigtermEndsOpenTunnelsAndExitsZero) {
   EXPECT_EQ(lines[0]["allowed"], true);
 }
 
-TEST_F(EgressProxy, OverTheConnectionLimitAnswers503) {
-  auto r = world("start_proxy --allow allowed.test:8080 --max-connections 2\n" + client() +
-                 " hold $PORT 2 0 'GET http://allowed.test:8080/index.txt HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n'\n"
-                 "wait_log_lines 3\n");
+// Fills the proxy's connection slots the way the audit did, then asks once more:
+//   slots.py PORT TARGET TUNNELS SLOW PAUSE BUSY REQUEST
+// TUNNELS tunnels (CONNECT TARGET, each waited for its 200, in order), then SLOW clients that
+// send half a request head; with BUSY=1 each tunnel then sends a byte every 50 ms. After PAUSE
+// seconds it sends REQUEST on one more connection and prints "new: FIRST LINE", then the state
+// of each held connection: "held tunnel N: open | closed | FIRST LINE" (and " (reclaimed)" when
+// the answer says so). It also prints the proxy's thread count while the slots are held
+// (PROXY_PID). Every wait is bounded by a socket timeout.
+const char* const kSlots = R"py(import os, socket, sys, threading, time
+port, target = int(sys.argv[1]), sys.argv[2]
+n_tunnels, n_slow, pause, busy = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6] == "1"
+request = sys.argv[7].encode().decode("unicode_escape").encode("latin-1")
+
+def connect():
+    return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+def read_all(c):
+    out = b""
+    try:
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except OSError as e:
+        out += b"\n[client: " + str(e).encode() + b"]"
+    return out
+
+tunnels = []
+for i in range(n_tunnels):
+    c = connect()
+    c.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    print("tunnel %d: %s" % (i, answer.split(b"\r\n")[0].decode()), flush=True)
+    tunnels.append(c)
+slow = []
+for i in range(n_slow):
+    c = connect()
+    c.sendall(b"GET http://" + target.encode() + b"/index.txt HTTP/1.1\r\nHo")
+    slow.append(c)
+stop = threading.Event()
+
+def keep_busy(c):
+    while not stop.wait(0.05):
+        try:
+            c.sendall(b"x")
+        except OSError:
+            return
+
+if busy:
+    for c in tunnels:
+        threading.Thread(target=keep_busy, args=(c,), daemon=True).start()
+time.sleep(pause)
+c = connect()
+c.sendall(request)
+answer = read_all(c)
+print("new: %s" % answer.split(b"\r\n")[0].decode(), flush=True)
+print("new body: %s" % answer.split(b"\r\n\r\n", 1)[-1].decode().strip(), flush=True)
+print("proxy threads: %d" % len(os.listdir("/proc/%s/task" % os.environ["PROXY_PID"])), flush=True)
+stop.set()
+time.sleep(0.5)
+for name, held in (("tunnel", tunnels), ("slow", slow)):
+    for i, c in enumerate(held):
+        c.setblocking(False)
+        try:
+            data = c.recv(65536)
+            state = data.split(b"\r\n")[0].decode() if data else "closed"
+            state += " (reclaimed)" if b"reclaimed" in data else ""
+        except BlockingIOError:
+            state = "open"
+        except OSError as e:
+            state = "error: %s" % e
+        print("held %s %d: %s" % (name, i, state), flush=True)
+)py";
+
+// The audit's load, smaller: every slot (8 here) held by an idle tunnel or a client still
+// sending its head. Before, every other request got 503 until one timed out (300 s for a
+// tunnel); now the tunnel idle the longest (past --reclaim-idle-seconds) gives its slot up.
+TEST_F(EgressProxy, FullOfIdleTunnelsAndSlowHeadsReclaimsTheLongestIdle) {
+  write_file(dir_.path() + "/slots.py", kSlots);
+  auto r = world(
+      "start_proxy --allow 127.0.0.1:8081 --max-connections 8 --reclaim-idle-seconds 1 --header-timeout-seconds 60\n"
+      "PROXY_PID=$PROXY_PID $PY $D/slots.py $PORT 127.0.0.1:8081 4 4 1.5 0 "
+      "'GET http://127.0.0.1:8081/index.txt HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'\n"
+      "wait_log_lines 9\n");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(has(r.output, "HTTP/1.1 503 Service Unavailable")) << r.output;
-  EXPECT_TRUE(has(r.output, "too many connections (at most 2 at once")) << r.output;
-  bool recorded = false;
-  for (const auto& line : log_lines()) recorded |= line["status"] == 503;
-  EXPECT_TRUE(recorded) << read_file(log_path());
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(has(r.output, "tunnel " + std::to_string(i) + ": HTTP/1.1 200 Connection established")) << r.output;
+  EXPECT_TRUE(has(r.output, "new: HTTP/1.0 200 OK")) << r.output;
+  EXPECT_TRUE(has(r.output, "new body: hello from the origin")) << r.output;
+  // The first tunnel was idle the longest: closed (cleanly: EOF, not a reset); the rest stay.
+  EXPECT_TRUE(has(r.output, "held tunnel 0: closed\n")) << r.output;
+  for (int i = 1; i < 4; ++i) EXPECT_TRUE(has(r.output, "held tunnel " + std::to_string(i) + ": open")) << r.output;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(has(r.output, "held slow " + std::to_string(i) + ": open")) << r.output;
+  // The bound held: the accept loop and at most 8 connection threads, the new one included.
+  EXPECT_TRUE(has(r.output, "proxy threads: 9\n") || has(r.output, "proxy threads: 8\n")) << r.output;
+  // One line per connection (the held ones once the client left): one reclaimed, the tunnel.
+  EXPECT_EQ(log_lines().size(), 9u) << read_file(log_path());
+  auto reclaimed = log_lines_with("ended", "reclaimed: idle while the proxy was full");
+  ASSERT_EQ(reclaimed.size(), 1u) << read_file(log_path());
+  EXPECT_EQ(reclaimed[0]["method"], "CONNECT");
+  EXPECT_EQ(reclaimed[0]["allowed"], true);
+  EXPECT_EQ(reclaimed[0]["status"], 200);
+  auto get = log_lines_with("method", "GET");
+  ASSERT_EQ(get.size(), 1u) << read_file(log_path());
+  EXPECT_EQ(get[0]["status"], 200);
+}
+
+// Every slot held by a client still sending its head: the oldest is answered 408 and closed.
+TEST_F(EgressProxy, FullOfSlowHeadsReclaimsTheOldest) {
+  write_file(dir_.path() + "/slots.py", kSlots);
+  auto r = world(
+      "start_proxy --allow 127.0.0.1:8081 --max-connections 8 --header-timeout-seconds 60\n"
+      "PROXY_PID=$PROXY_PID $PY $D/slots.py $PORT 127.0.0.1:8081 0 8 0 0 "
+      "'GET http://127.0.0.1:8081/index.txt HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'\n"
+      "wait_log_lines 9\n");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "new: HTTP/1.0 200 OK")) << r.output;
+  EXPECT_TRUE(has(r.output, "held slow 0: HTTP/1.1 408 Request Timeout (reclaimed)")) << r.output;
+  for (int i = 1; i < 8; ++i) EXPECT_TRUE(has(r.output, "held slow " + std::to_string(i) + ": open")) << r.output;
+  EXPECT_EQ(log_lines().size(), 9u) << read_file(log_path());
+  auto reclaimed = log_lines_with("ended", "reclaimed: idle while the proxy was full");
+  ASSERT_EQ(reclaimed.size(), 1u) << read_file(log_path());
+  EXPECT_EQ(reclaimed[0]["status"], 408);
+  EXPECT_EQ(reclaimed[0]["allowed"], false);
+  EXPECT_EQ(reclaimed[0]["reason"], "no complete request head when its slot was reclaimed");
+  auto get = log_lines_with("method", "GET");
+  ASSERT_EQ(get.size(), 1u) << read_file(log_path());
+  EXPECT_EQ(get[0]["status"], 200);
+}
+
+// The control: every slot busy (tunnels moving bytes, none idle past the grace): nothing is
+// reclaimed and the new request still gets the 503. The grace is long here so that a stalled
+// test machine cannot make a busy tunnel look idle.
+TEST_F(EgressProxy, FullOfBusyTunnelsStillAnswers503) {
+  write_file(dir_.path() + "/slots.py", kSlots);
+  auto r = world(
+      "start_proxy --allow 127.0.0.1:8081 --max-connections 8 --reclaim-idle-seconds 60\n"
+      "PROXY_PID=$PROXY_PID $PY $D/slots.py $PORT 127.0.0.1:8081 8 0 1.5 1 "
+      "'GET http://127.0.0.1:8081/index.txt HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'\n"
+      "wait_log_lines 9\n");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "new: HTTP/1.1 503 Service Unavailable")) << r.output;
+  EXPECT_TRUE(has(r.output, "too many connections (at most 8 at once, --max-connections)")) << r.output;
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(has(r.output, "held tunnel " + std::to_string(i) + ": open")) << r.output;
+  EXPECT_TRUE(has(r.output, "proxy threads: 9\n")) << r.output;
+  EXPECT_EQ(log_lines().size(), 9u) << read_file(log_path());
+  EXPECT_TRUE(log_lines_with("ended", "reclaimed: idle while the proxy was full").empty()) << read_file(log_path());
+  auto refused = log_lines_with("status", 503);
+  ASSERT_EQ(refused.size(), 1u) << read_file(log_path());
+  EXPECT_TRUE(has(refused[0]["reason"].get<std::string>(), "and none idle to reclaim")) << refused[0].dump();
 }
 
 TEST_F(EgressProxy, SlowClientDoesNotBlockOthersAndTimesOut) {

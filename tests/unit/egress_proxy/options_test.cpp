@@ -29,7 +29,9 @@ TEST(ProxyOptions, ParsesEveryOption) {
                              "--connect-timeout-seconds",
                              "2",
                              "--header-timeout-seconds",
-                             "3"});
+                             "3",
+                             "--reclaim-idle-seconds",
+                             "4"});
   EXPECT_EQ(o.listen_fd, 3);
   EXPECT_EQ(o.log_fd, 4);
   EXPECT_EQ(o.allow, (std::vector<std::string>{"a.test", "*.b.test:22"}));
@@ -41,6 +43,7 @@ TEST(ProxyOptions, ParsesEveryOption) {
   EXPECT_EQ(o.idle_seconds, 5);
   EXPECT_EQ(o.connect_timeout_seconds, 2);
   EXPECT_EQ(o.header_timeout_seconds, 3);
+  EXPECT_EQ(o.reclaim_idle_seconds, 4);
 }
 
 TEST(ProxyOptions, Defaults) {
@@ -50,6 +53,7 @@ TEST(ProxyOptions, Defaults) {
   EXPECT_EQ(o.idle_seconds, 300);
   EXPECT_EQ(o.connect_timeout_seconds, 10);
   EXPECT_EQ(o.header_timeout_seconds, 10);
+  EXPECT_EQ(o.reclaim_idle_seconds, 30);
   EXPECT_TRUE(parse_options({"--help"}).help);
 }
 
@@ -60,7 +64,8 @@ TEST(ProxyOptions, UsageErrors) {
                                              {"--listen-fd", "3", "--log-fd"},
                                              {"--listen-fd", "3", "--log-fd", "4", "--bogus", "1"},
                                              {"--listen-fd", "3", "--log-fd", "4", "--refuse", "::1"},
-                                             {"--listen-fd", "3", "--log-fd", "4", "--max-connections", "0"}}) {
+                                             {"--listen-fd", "3", "--log-fd", "4", "--max-connections", "0"},
+                                             {"--listen-fd", "3", "--log-fd", "4", "--reclaim-idle-seconds", "0"}}) {
     try {
       parse_options(args);
       ADD_FAILURE() << "accepted " << args.back();
