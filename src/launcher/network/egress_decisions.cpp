@@ -6,6 +6,36 @@
 
 namespace cordon::proxy {
 
+namespace {
+
+// Kept whole while the bounds allow, else summed up by destination (header.h's bounds).
+void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
+  if (d.entries.size() < kKeptDecisions && d.kept_bytes + line_bytes <= kKeptDecisionBytes) {
+    d.kept_bytes += line_bytes;
+    d.entries.push_back(std::move(entry));
+    return;
+  }
+  ++d.dropped;
+  std::string destination = entry.contains("destination") && entry["destination"].is_string()
+                                ? entry["destination"].get<std::string>()
+                                : std::string("(none)");
+  if (destination.size() > kSummaryDestinationBytes)
+    destination = destination.substr(0, kSummaryDestinationBytes) + "...";
+  auto it = d.summary.find(destination);
+  if (it == d.summary.end()) {
+    if (d.summary.size() >= kSummaryDestinations) {
+      ++d.summary_dropped;
+      return;
+    }
+    it = d.summary.emplace(destination, DestinationSummary{}).first;
+  }
+  if (entry.value("allowed", false)) ++it->second.allowed;
+  else if (entry.value("status", 0) == 403) ++it->second.denied;
+  else ++it->second.failed;
+}
+
+}  // namespace
+
 EgressDecisions parse_decisions(const std::string& jsonl) {
   EgressDecisions d;
   std::istringstream lines(jsonl);
@@ -19,17 +49,26 @@ EgressDecisions parse_decisions(const std::string& jsonl) {
     if (entry.value("allowed", false)) ++d.allowed;
     else if (entry.value("status", 0) == 403) ++d.denied;
     else ++d.failed;
-    d.entries.push_back(std::move(entry));
+    keep_or_sum(d, std::move(entry), line.size());
   }
   return d;
 }
 
 Json egress_json(const EgressDecisions& d) {
+  Json summary = Json::array();
+  for (const auto& [destination, counts] : d.summary)
+    summary.push_back({{"destination", bytes_json(destination)},
+                       {"allowed", counts.allowed},
+                       {"denied", counts.denied},
+                       {"failed", counts.failed}});
   return {{"allowed", d.allowed},
           {"denied", d.denied},
           {"failed", d.failed},
           {"unreadable", d.unreadable},
-          {"decisions", d.entries}};
+          {"decisions", d.entries},
+          {"dropped", d.dropped},
+          {"dropped_by_destination", summary},
+          {"dropped_unsummarized", d.summary_dropped}};
 }
 
 std::string egress_counts_text(const EgressDecisions& d) {

@@ -2,18 +2,37 @@
 // line (cordon-egress-proxy's decision_log.h); here they are counted and kept, in order.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "common/json_codec.h"
 
 namespace cordon::proxy {
 
+// What the sandbox does decides how many decisions there are (a flood of denied requests), so
+// the receipt keeps them bounded: the counts are always exact; the first decisions are kept
+// whole up to kKeptDecisions and kKeptDecisionBytes; the rest are summed up by destination, for
+// at most kSummaryDestinations destinations, and counted as dropped. A record therefore stays
+// far below the record reader's bound (record/record_file.h kMaxRecordBytes, 1 MiB).
+inline constexpr size_t kKeptDecisions = 200;
+inline constexpr size_t kKeptDecisionBytes = 256 * 1024;
+inline constexpr size_t kSummaryDestinations = 100;
+inline constexpr size_t kSummaryDestinationBytes = 256;  // a longer destination is cut (marked "...")
+
+struct DestinationSummary {
+  long long allowed = 0, denied = 0, failed = 0;
+};
+
 struct EgressDecisions {
-  Json entries = Json::array();  // each line's object, as the proxy wrote it
-  int allowed = 0;
-  int denied = 0;      // refused by the policy (403)
-  int failed = 0;      // not relayed for another reason: unresolvable, unreachable, malformed, over a bound
-  int unreadable = 0;  // lines that were not a JSON object (a proxy killed mid-write)
+  Json entries = Json::array();  // the first decisions, each line's object as the proxy wrote it
+  long long allowed = 0;
+  long long denied = 0;      // refused by the policy (403)
+  long long failed = 0;      // not relayed for another reason: unresolvable, unreachable, malformed, over a bound
+  long long unreadable = 0;  // lines that were not a JSON object (a proxy killed mid-write)
+  long long dropped = 0;     // decisions not kept in `entries` (summed up in `summary`)
+  std::map<std::string, DestinationSummary> summary;  // the dropped ones, by destination
+  long long summary_dropped = 0;                      // dropped decisions whose destination did not fit in `summary`
+  size_t kept_bytes = 0;                              // the size of `entries` as JSON
 };
 
 // Pure.

@@ -124,30 +124,63 @@ Json terminal_json(const TerminalOutcome& t) {
 
 }  // namespace
 
+namespace {
+
+// How many items an audit keeps in the record and shows on stderr: what the session planted
+// decides how many there are (100,000 hooks), so both stay bounded; the count stays exact.
+constexpr size_t kAuditItemsKept = 200;
+constexpr size_t kAuditItemBytes = 128 * 1024;
+constexpr size_t kAuditLinesShown = 20;
+
+template <typename Line>
+void print_audit(const FootholdAudit& audit, Line line, const char* problem_prefix) {
+  size_t shown = 0;
+  for (const auto& item : audit.items)
+    if (shown++ < kAuditLinesShown) std::fprintf(stderr, "cordon: %s\n", line(item).c_str());
+  if (audit.items.size() > kAuditLinesShown)
+    std::fprintf(stderr, "cordon: ... and %zu more (the session record lists them)\n",
+                 audit.items.size() - kAuditLinesShown);
+  for (size_t i = 0; i < audit.problems.size() && i < kAuditLinesShown; ++i)
+    std::fprintf(stderr, "cordon: %s%s\n", problem_prefix, terminal_safe(audit.problems[i]).c_str());
+}
+
+}  // namespace
+
 Json workspace_audit_json(const FootholdAudit& audit) {
   Json items = Json::array();
-  for (const auto& item : audit.items)
-    items.push_back({{"kind", item.kind},
-                     {"path", bytes_json(item.path)},
-                     {"quarantine", item.quarantine.empty() ? Json(nullptr) : bytes_json(item.quarantine)},
-                     {"detail", bytes_json(item.detail)}});
-  return {{"items", items}, {"problems", bytes_array_json(audit.problems)}};
+  size_t bytes = 0, dropped = 0;
+  for (const auto& item : audit.items) {
+    Json entry = {{"kind", item.kind},
+                  {"path", bytes_json(item.path)},
+                  {"quarantine", item.quarantine.empty() ? Json(nullptr) : bytes_json(item.quarantine)},
+                  {"detail", bytes_json(item.detail)}};
+    const size_t size = item.path.size() + item.quarantine.size() + item.detail.size() + 64;
+    if (items.size() >= kAuditItemsKept || bytes + size > kAuditItemBytes) {
+      ++dropped;
+      continue;
+    }
+    bytes += size;
+    items.push_back(std::move(entry));
+  }
+  std::vector<std::string> problems(
+      audit.problems.begin(),
+      audit.problems.begin() + static_cast<long>(std::min<size_t>(audit.problems.size(), kAuditItemsKept)));
+  return {{"items", items}, {"items_dropped", dropped}, {"problems", bytes_array_json(problems)}};
 }
 
 FootholdAudit audit_session_workspace(const std::string& id, const std::string& workspace,
                                       const std::vector<std::string>& protected_paths,
                                       const std::vector<std::string>& protect_absent) {
   FootholdAudit audit = audit_footholds(workspace, id, protected_paths, protect_absent);
-  for (const auto& item : audit.items) std::fprintf(stderr, "cordon: %s\n", audit_line(workspace, item).c_str());
-  for (const auto& problem : audit.problems)
-    std::fprintf(stderr, "cordon: the workspace audit could not finish: %s\n", problem.c_str());
+  print_audit(
+      audit, [&](const AuditItem& item) { return audit_line(workspace, item); },
+      "the workspace audit could not finish: ");
   return audit;
 }
 
 FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id) {
   FootholdAudit audit = restore_control_keys(sessions_dir, id);
-  for (const auto& item : audit.items) std::fprintf(stderr, "cordon: %s\n", control_key_line(item).c_str());
-  for (const auto& problem : audit.problems) std::fprintf(stderr, "cordon: the home audit: %s\n", problem.c_str());
+  print_audit(audit, control_key_line, "the home audit: ");
   return audit;
 }
 

@@ -32,6 +32,31 @@ TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
   EXPECT_EQ(egress_counts_text(d), "1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");  // for status
 }
 
+// A flood of denied requests (a million, each to a new name, some with names near the proxy's
+// 16 KiB head bound) keeps exact counts and a receipt far below the record reader's 1 MiB.
+// Before the bound every decision was kept: this receipt was ~200 MB.
+TEST(EgressDecisions, AFloodKeepsExactCountsAndABoundedReceipt) {
+  std::string log;
+  const long long kLines = 1000000;
+  log.reserve(static_cast<size_t>(kLines) * 90);
+  for (long long i = 0; i < kLines; ++i) {
+    std::string name = i % 1000 == 0 ? std::string(16000, 'x') : "n" + std::to_string(i) + ".flood.test:443";
+    log += R"({"destination":")" + name + R"(","method":"CONNECT","allowed":false,"status":403})" + "\n";
+  }
+  log += R"({"destination":"api.test:443","method":"CONNECT","allowed":true,"status":200})" "\n";
+  EgressDecisions d = parse_decisions(log);
+  EXPECT_EQ(d.denied, kLines);
+  EXPECT_EQ(d.allowed, 1);
+  EXPECT_LE(d.entries.size(), kKeptDecisions);
+  EXPECT_EQ(static_cast<long long>(d.entries.size()) + d.dropped, kLines + 1);
+  EXPECT_LE(d.summary.size(), kSummaryDestinations);
+  const std::string receipt = egress_json(d).dump();
+  EXPECT_LT(receipt.size(), 512u * 1024) << receipt.size();
+  long long summed = d.summary_dropped;
+  for (const auto& [destination, counts] : d.summary) summed += counts.allowed + counts.denied + counts.failed;
+  EXPECT_EQ(summed, d.dropped);
+}
+
 TEST(EgressDecisions, TheSummaryNeverWritesControlBytesToTheTerminal) {
   EgressDecisions d = parse_decisions(R"({"destination":"a\u001b]52;c;x\u0007.test:80","allowed":false,"status":403})"
                                       "\n");

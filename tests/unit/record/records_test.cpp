@@ -157,3 +157,25 @@ TEST_F(Records, LaunchesPruneAtMostHourly) {
 
 }  // namespace
 }  // namespace cordon
+
+#include "launcher/record/manifest.h"
+
+namespace cordon {
+namespace {
+
+// What a session plants decides how many audit items there are (100,000 hooks with 4 KiB
+// names): the record keeps a bounded few and counts the rest exactly. Before the bound every
+// item was written (~400 MB here) and the record reader called the record unreadable.
+TEST(AuditRecord, ManyItemsAreBoundedAndCounted) {
+  FootholdAudit audit;
+  for (int i = 0; i < 100000; ++i)
+    audit.items.push_back({"hook", "/ws/.git/hooks/" + std::string(4000, 'h') + std::to_string(i),
+                           "/ws/.git/cordon-quarantine/S/" + std::to_string(i), ""});
+  Json j = workspace_audit_json(audit);
+  EXPECT_EQ(j["items"].size() + j["items_dropped"].get<size_t>(), 100000u);
+  EXPECT_LT(j.dump().size(), kMaxRecordBytes / 4) << j.dump().size();
+  EXPECT_EQ(workspace_audit_json(FootholdAudit{})["items_dropped"], 0);
+}
+
+}  // namespace
+}  // namespace cordon
