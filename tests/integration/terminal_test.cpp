@@ -62,11 +62,21 @@ class OperatorPty {
     return out_.find(marker, from) != std::string::npos;
   }
   void pump(int ms) {
+    if (master_ < 0) {
+      ::usleep(static_cast<useconds_t>(ms) * 1000);
+      return;
+    }
     pollfd p{master_, POLLIN, 0};
     if (::poll(&p, 1, ms) <= 0) return;
     char buffer[4096];
     ssize_t n = ::read(master_, buffer, sizeof buffer);
     if (n > 0) out_.append(buffer, static_cast<size_t>(n));
+  }
+  // The operator's terminal goes away (a window closed, an ssh connection dropped): the
+  // master closes, the kernel hangs up the slave and sends its session leader SIGHUP.
+  void hang_up() {
+    ::close(master_);
+    master_ = -1;
   }
   void type(const std::string& keys) { ASSERT_EQ(::write(master_, keys.data(), keys.size()), (ssize_t)keys.size()); }
   void resize(unsigned short rows, unsigned short cols) {
@@ -329,6 +339,24 @@ TEST_P(Terminal, CtrlCAndWindowChangesReachTheSandbox) {
 }
 
 // Pipes stay pipes: no pty, no relay, nothing recorded.
+// A hangup of the operator's terminal ends the session as a shell's would: SIGHUP, and what
+// ignores it is killed after a short grace; the record says why. Before, the launcher spun on
+// the hung-up terminal (about half a core) and the sandbox ran on for good.
+TEST_P(Terminal, AHangupOfTheOperatorsTerminalEndsTheSession) {
+  const std::string marker = "600." + std::to_string(::getpid());
+  auto term = start({"/bin/sh", "-c", "trap '' HUP; echo READY; exec /bin/sleep " + marker});
+  ASSERT_TRUE(term->read_until("READY")) << term->out();
+  term->hang_up();
+  EXPECT_NE(term->wait_exit(20000), -1) << "cordon kept running after the hangup";
+  RunOptions quiet;
+  quiet.env = {{"PATH", "/usr/bin:/bin"}};
+  EXPECT_NE(run({"/usr/bin/pgrep", "-xf", "/bin/sleep " + marker}, quiet).exit_code, 0)
+      << "the sandbox outlived the hangup";
+  Json receipt = last_receipt();
+  ASSERT_TRUE(receipt.is_object());
+  EXPECT_EQ(receipt["ended_by"], "operator terminal hung up") << receipt.dump();
+}
+
 TEST_P(Terminal, WithoutATerminalNothingIsRelayed) {
   RunOptions o = as_who();
   RunResult r = run(cordon_run({"/bin/sh", "-c", "[ -t 0 ] || [ -t 1 ] || echo no-terminal"}), o);

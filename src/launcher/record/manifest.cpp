@@ -198,6 +198,7 @@ Json receipt_json(const Receipt& r) {
       {"signal", signalled ? Json(o.exit_code - 128) : Json(nullptr)},
       {"duration_seconds", o.duration_seconds},
       {"limit_hits", bytes_array_json(r.limit_hits)},
+      {"ended_by", o.ended_by.empty() ? Json(nullptr) : bytes_json(o.ended_by)},
       {"terminal", terminal_json(o.terminal)},
       {"teardown",
        {{"verified", r.teardown_problems.empty()},

@@ -26,6 +26,9 @@ struct LaunchOutcome {
   std::vector<std::string> limit_hits;         // budgets the session ran into
   std::vector<std::string> teardown_problems;  // a stage's teardown check that failed (survivors were still reaped)
   TerminalOutcome terminal;
+  // Why cordon ended the session itself, when it did: "operator terminal hung up" (the
+  // terminal it relayed went away: SIGHUP, then SIGKILL after a grace). "" otherwise.
+  std::string ended_by = "";
 };
 
 }  // namespace cordon

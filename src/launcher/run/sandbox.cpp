@@ -252,7 +252,8 @@ void open_command_gate(Descriptors& d) {
 struct Supervision {
   int wait_status = 0;
   bool wall_clock_hit = false;
-  std::string status;  // bwrap's --json-status-fd stream, as far as it got
+  bool operator_hung_up = false;  // the operator's terminal went away: the session was ended
+  std::string status;             // bwrap's --json-status-fd stream, as far as it got
 };
 
 // bwrap's status stream, read as it arrives: it says when the sandbox's child exists.
@@ -303,6 +304,8 @@ void route_signal(const signalfd_siginfo& info, SignalRouting& r) {
     // Ctrl-C when keystrokes are not relayed, a hang-up) and any SIGTSTP go to the
     // sandbox's foreground group through the pty, as a terminal's own signals.
     if (sig == SIGWINCH) return r.relay->window_changed();
+    // The kernel's SIGHUP: the operator's terminal hung up. Supervision ends the session.
+    if (sig == SIGHUP && static_cast<int>(info.ssi_code) == SI_KERNEL) return r.relay->operator_hangup();
     if (sig == SIGTSTP || static_cast<int>(info.ssi_code) == SI_KERNEL) return r.relay->signal_from_terminal(sig);
   } else if (static_cast<int>(info.ssi_code) == SI_KERNEL) {
     // A terminal's Ctrl-C / hang-up already reached the whole foreground group (the kernel
@@ -317,10 +320,33 @@ void route_signal(const signalfd_siginfo& info, SignalRouting& r) {
 // and relaying the private terminal. A signal sent to the launcher while bwrap is still setting
 // up is held until bwrap has reported the sandbox's child (the child then dies with it);
 // before that, killing bwrap could leave a half-made sandbox running unsupervised.
+// The operator's terminal hung up: the session ends as a shell ends its jobs then, with SIGHUP;
+// what is still there after this grace (a command that ignores SIGHUP) is killed, so nothing
+// runs on unattended.
+constexpr auto kHangupGrace = std::chrono::seconds(2);
+
+// Sends `sig` to the sandbox now, or when bwrap has started it (route_signal's rule).
+void signal_session(SignalRouting& r, int sig) {
+  if (r.sandbox_started) ::kill(r.child.pid(), sig);
+  else r.held.push_back(sig);
+}
+
+// The poll timeout: the nearer of the wall clock's deadline and the hangup's.
+int supervision_timeout(long long wall_clock_seconds, const Supervision& s,
+                        std::chrono::steady_clock::time_point deadline,
+                        std::optional<std::chrono::steady_clock::time_point> hangup_kill_at) {
+  int timeout = poll_timeout(wall_clock_seconds, s.wall_clock_hit, deadline);
+  if (!hangup_kill_at) return timeout;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(*hangup_kill_at - std::chrono::steady_clock::now()).count();
+  const int hangup = left < 0 ? 0 : static_cast<int>(left);
+  return timeout < 0 ? hangup : std::min(timeout, hangup);
+}
+
 Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wall_clock_seconds,
                       std::chrono::steady_clock::time_point started, int status_fd, terminal::Relay* relay) {
   Supervision result;
   const auto deadline = started + std::chrono::seconds(wall_clock_seconds);
+  std::optional<std::chrono::steady_clock::time_point> hangup_kill_at;
   UniqueFd signals(::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!signals.valid()) throw Error(errno_text("signalfd", errno));
   StatusStream stream(status_fd);
@@ -329,12 +355,13 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
     pollfd fds[2 + terminal::kRelayPollFds] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
     if (relay) relay->poll_fds(fds + 2);
     const nfds_t count = relay ? 2 + terminal::kRelayPollFds : 2;
-    int ready = ::poll(fds, count, poll_timeout(wall_clock_seconds, result.wall_clock_hit, deadline));
+    int ready = ::poll(fds, count, supervision_timeout(wall_clock_seconds, result, deadline, hangup_kill_at));
     if (ready < 0 && errno != EINTR) throw Error(errno_text("poll", errno));
     if (ready == 0) {
       // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
       // every process of its pid namespace.
-      result.wall_clock_hit = true;
+      if (hangup_kill_at && std::chrono::steady_clock::now() >= *hangup_kill_at) hangup_kill_at.reset();
+      else result.wall_clock_hit = true;
       ::kill(child.pid(), SIGKILL);
       continue;
     }
@@ -347,6 +374,11 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
     }
     signalfd_siginfo info{};
     while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) route_signal(info, routing);
+    if (relay && relay->operator_hung_up() && !result.operator_hung_up) {
+      result.operator_hung_up = true;
+      hangup_kill_at = std::chrono::steady_clock::now() + kHangupGrace;
+      signal_session(routing, SIGHUP);
+    }
     if (auto status = child.try_wait()) {
       result.wait_status = *status;
       stream.read_available(result.status);
@@ -469,6 +501,7 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   outcome.exit_code = exit_code_from_wait_status(ended.wait_status);
   outcome.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (ended.wall_clock_hit) outcome.limit_hits.emplace_back("wall_clock_seconds");
+  if (ended.operator_hung_up) outcome.ended_by = "operator terminal hung up";
   for (const auto& r : plan.limits.rlimits)
     if (r.resource == RLIMIT_FSIZE && outcome.exit_code == 128 + SIGXFSZ) outcome.limit_hits.push_back(r.name);
   // Every stage's teardown check runs, and the survivors are reaped, whatever fails: a failed

@@ -68,6 +68,7 @@ void Relay::poll_fds(pollfd* fds) const {
   short operator_events = 0;
   if (operator_.relays_input() && room_in) operator_events |= POLLIN;
   if (!to_operator_.empty()) operator_events |= POLLOUT;
+  if (operator_gone_) operator_events = 0;  // a hung-up terminal polls ready for ever
   fds[0] = pollfd{pty_events ? pty_.master() : -1, pty_events, 0};
   fds[1] = pollfd{operator_events ? operator_.fd() : -1, operator_events, 0};
 }
@@ -75,8 +76,11 @@ void Relay::poll_fds(pollfd* fds) const {
 void Relay::on_ready(const pollfd* fds) {
   if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) read_pty();
   if (fds[0].revents & POLLOUT) write_pty();
+  // A hangup: POLLHUP on the operator's side, with or without POLLIN (read then says 0 / EIO).
+  if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL) && !(fds[1].revents & POLLIN)) operator_gone_ = true;
   if (fds[1].revents & POLLIN) read_operator();
   if (fds[1].revents & POLLOUT) write_operator();
+  if (operator_gone_) to_operator_.clear();
   // Output goes out as soon as it is there; most writes finish without another poll.
   if (!to_operator_.empty()) write_operator();
   if (!to_pty_.empty()) write_pty();
@@ -95,13 +99,23 @@ void Relay::read_pty() {
 }
 
 void Relay::write_operator() {
-  if (!write_some(operator_.fd(), to_operator_, report_.bytes_to_operator)) to_operator_.clear();  // terminal gone
+  if (operator_gone_) {
+    to_operator_.clear();
+    return;
+  }
+  if (write_some(operator_.fd(), to_operator_, report_.bytes_to_operator)) return;
+  to_operator_.clear();
+  if (errno == EIO || errno == ENXIO) operator_gone_ = true;  // the terminal hung up
 }
 
 void Relay::read_operator() {
   char buffer[4096];
   ssize_t n = ::read(operator_.fd(), buffer, sizeof buffer);
-  if (n <= 0) return;
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {  // 0 or EIO: the terminal hung up
+    operator_gone_ = true;
+    return;
+  }
   report_.bytes_from_operator += static_cast<uint64_t>(n);
   std::string_view typed(buffer, static_cast<size_t>(n));
   // Ctrl-Z is the relay's to act on while the session's own group is in the foreground: the

@@ -58,6 +58,11 @@ class Relay {
   // still makes SIGINT), or SIGTSTP sent to cordon: the pty sends it to the sandbox's
   // foreground group, as a terminal would (SIGTSTP: suspend()).
   void signal_from_terminal(int sig);
+  // The operator's terminal hung up (its window closed, its ssh connection dropped): nothing
+  // more is read from or written to it. The caller ends the session (run/sandbox.cpp).
+  bool operator_hung_up() const { return operator_gone_; }
+  void operator_hangup() { operator_gone_ = true; }
+
   // Ctrl-Z: the sandbox's foreground group is stopped, cordon gives the terminal back and
   // stops itself; when continued (`fg`), it claims the terminal again and continues the group.
   // Only while the session's own group is in the foreground: a job-control shell inside that
@@ -82,7 +87,8 @@ class Relay {
   OutputFilter filter_;
   std::unique_ptr<TerminalKeeper> keeper_;
   std::string to_operator_, to_pty_;
-  bool pty_open_ = true;  // false once the master read EIO (every slave closed)
+  bool pty_open_ = true;        // false once the master read EIO (every slave closed)
+  bool operator_gone_ = false;  // the operator's terminal hung up: not polled any more
   RelayReport report_;
   pid_t session_group_ = -1;
 };
