@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/ipv4.h"
 #include "common/limit_keys.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 
 namespace cordon {
@@ -31,9 +32,11 @@ struct Origin {
   }
 };
 
+// One line, whatever the file holds: keys and values are echoed with their control characters
+// escaped (a newline would split the message, an ESC sequence restyle the operator's terminal).
 [[noreturn]] void fail_at(const Origin& origin, const toml::source_region& where, const std::string& key,
                           const std::string& problem) {
-  throw ConfigError(origin.at(where) + ": " + key + ": " + problem);
+  throw ConfigError(terminal_safe(origin.at(where) + ": " + key + ": " + problem));
 }
 
 [[noreturn]] void fail(const Origin& origin, const toml::node& node, const std::string& key,
@@ -415,8 +418,8 @@ const AgentProfile& Config::agent(const std::string& name) const {
   if (it == agents.end()) {
     std::string known;
     for (const auto& [k, v] : agents) known += (known.empty() ? "" : ", ") + k;
-    throw Error("unknown agent profile \"" + name + "\"",
-                "use one of: " + known + " (or add [agents." + name + "] to " +
+    throw Error("unknown agent profile \"" + terminal_safe(name) + "\"",
+                "use one of: " + known + " (or add [agents." + terminal_safe(name) + "] to " +
                     (source_path.empty() ? std::string("the configuration") : source_path) + ")",
                 kExitConfigError);
   }
@@ -487,13 +490,22 @@ Config parse_config(const std::string& text, const std::string& source_name) {
     root = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw ConfigError(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                      std::string(e.description()));
+    throw ConfigError(terminal_safe(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                                    std::string(e.description())));
   }
   Origin origin{source_name};
   apply(origin, root, c);
   return c;
 }
+
+namespace {
+
+// "PATH: cannot read configuration: REASON", the path terminal-safe.
+ConfigError unreadable(const std::string& path, int err) {
+  return ConfigError(errno_text(terminal_safe(path) + ": cannot read configuration", err));
+}
+
+}  // namespace
 
 Config load_config(const std::string& path) {
   // O_NONBLOCK: a FIFO at the path must not hang the launcher; it is refused below.
@@ -505,18 +517,18 @@ Config load_config(const std::string& path) {
       c.file_found = false;
       return c;
     }
-    throw ConfigError(errno_text(path + ": cannot read configuration", errno));
+    throw unreadable(path, errno);
   }
   // A directory reads as empty, which would silently mean "the defaults".
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw ConfigError(errno_text(path + ": cannot read configuration", errno));
-  if (!S_ISREG(st.st_mode)) throw ConfigError(path + ": not a regular file");
+  if (::fstat(fd.get(), &st) != 0) throw unreadable(path, errno);
+  if (!S_ISREG(st.st_mode)) throw ConfigError(terminal_safe(path) + ": not a regular file");
   std::string text;
   char chunk[8192];
   for (;;) {
     ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw ConfigError(errno_text(path + ": cannot read configuration", errno));
+    if (n < 0) throw unreadable(path, errno);
     if (n == 0) break;
     text.append(chunk, static_cast<size_t>(n));
   }

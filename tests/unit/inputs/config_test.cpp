@@ -84,6 +84,8 @@ TEST_P(ConfigRejects, WithLocationAndKey) {
     EXPECT_NE(message.find(GetParam().expect), std::string::npos) << message;
     EXPECT_EQ(message.rfind("/etc/cordon/cordon.toml:", 0), 0u) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    // Nothing the file holds reaches the operator's terminal raw (an ESC could restyle it).
+    for (unsigned char ch : message) EXPECT_TRUE(ch >= 0x20 && ch != 0x7f) << "control byte in: " << message;
     EXPECT_EQ(e.exit_code(), 2);
   }
 }
@@ -137,6 +139,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[agents.\"a b\"]\n", "profile names use letters"},
         BadCase{"[agents]\nclaude = 1\n", "agents.claude: expected a table"},
         BadCase{"[git]\nname = \"a\"\nname = \"b\"\n", "3:8: Error while parsing key-value pair: cannot redefine"},
+        // Keys and values are echoed terminal-safe, on one line (control bytes as \xNN).
+        BadCase{"[workspace]\n\"a\\u001b[31m\" = 1\n", "2:1: workspace.a\\x1b[31m: unknown key"},
+        BadCase{"\"\\u001b]0;x\\u0007\" = 1\n", "1:1: \\x1b]0;x\\x07: unknown key"},
+        BadCase{"[limits]\n\"a\\nb\" = 1\n", "2:1: limits.a\\x0ab: unknown key"},
+        BadCase{"[agents.\"a\\u001bb\"]\n", "agents.a\\x1bb: profile names use letters"},
+        BadCase{"[network]\nmode = \"a\\nb\\u001b[2J\"\n", "network.mode: \"a\\x0ab\\x1b[2J\" is not one of"},
+        BadCase{"[filesystem]\nview = \"x\\ny\"\n", "filesystem.view: must be \"system\" or \"host\", not \"x\\x0ay\""},
+        BadCase{"[filesystem]\nwritable = [\"rel\\npath\"]\n", "\"rel\\x0apath\" must be an absolute path"},
+        BadCase{"[environment]\nallow = [\"A\\u009bB\"]\n", "\"A\\xc2\\x9bB\" is not an environment variable name"},
+        BadCase{"[network]\nallow = [\"a\\u001b.test\"]\n", "network.allow: "},
+        BadCase{"[terminal]\npass = [\"x\\ry\"]\n", "\"x\\x0dy\" is not a class"},
         BadCase{"[workspace\n", "1:"},  // malformed TOML
         BadCase{"x = \"unterminated\n", "1:"}, BadCase{"= 1\n", "1:"}));
 
