@@ -64,10 +64,8 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(kSpace) - begin + 1));
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at `at` (1-4), or 0 when it is not one.
-size_t utf8_length(std::string_view text, size_t at) {
+size_t utf8_sequence_length(std::string_view text, size_t at) {
+  if (at >= text.size()) return 0;
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   unsigned char lead = byte(at);
   size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
@@ -81,13 +79,11 @@ size_t utf8_length(std::string_view text, size_t at) {
   return length;
 }
 
-}  // namespace
-
 std::string terminal_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t at = 0; at < text.size();) {
-    size_t length = utf8_length(text, at);
+    size_t length = utf8_sequence_length(text, at);
     const auto lead = static_cast<unsigned char>(text[at]);
     // C0 controls and DEL; U+0080..U+009F (C1, encoded C2 80..C2 9F); malformed bytes.
     bool control = length == 1 ? (lead < 0x20 || lead == 0x7f)

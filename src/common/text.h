@@ -21,6 +21,11 @@ std::optional<std::string> read_file(const std::string& path, size_t limit = 1 <
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
+// The length of the well-formed UTF-8 sequence at `text[at]` (1-4 bytes), or 0 when none
+// starts there (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF; a sequence
+// cut short by the end of `text` is not one).
+size_t utf8_sequence_length(std::string_view text, size_t at);
+
 // `text` as a terminal may show it: C0 and C1 control characters (ESC, CR, BEL, CSI, ...),
 // DEL and bytes that are not UTF-8 become \xNN, so a recorded path or message cannot move the
 // cursor, set a title or write to the clipboard of whoever reads it.

@@ -19,6 +19,7 @@
 #include "common/limit_keys.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
+#include "launcher/inputs/toml_text.h"
 
 namespace cordon {
 namespace {
@@ -485,6 +486,11 @@ Config parse_config(const std::string& text, const std::string& source_name) {
   Config c = default_config();
   c.source_path = source_name;
   c.file_found = true;
+  // toml++ 3.3.0 has undefined behaviour on some bytes and characters (inputs/toml_text.h):
+  // such a file is refused before it reads it, at the first one.
+  if (auto problem = toml_text_problem(text))
+    throw ConfigError(terminal_safe(source_name) + ":" + std::to_string(problem->line) + ":" +
+                      std::to_string(problem->column) + ": " + problem->what);
   toml::table root;
   try {
     root = toml::parse(text, source_name);

@@ -53,5 +53,28 @@ TEST(ReadFile, BoundedByLimit) {
   EXPECT_NE(read_text_file("/proc/self/status").find("Pid:"), std::string::npos);
 }
 
+TEST(Utf8SequenceLength, WellFormedSequencesOnly) {
+  EXPECT_EQ(utf8_sequence_length("a", 0), 1u);
+  EXPECT_EQ(utf8_sequence_length("\xC3\xA9", 0), 2u);
+  EXPECT_EQ(utf8_sequence_length("\xEF\xBB\xBF", 0), 3u);
+  EXPECT_EQ(utf8_sequence_length("\xF0\x9F\x99\x82", 0), 4u);
+  EXPECT_EQ(utf8_sequence_length("x\xC3\xA9", 1), 2u);
+  EXPECT_EQ(utf8_sequence_length("\xEF\xBB", 0), 0u);          // cut short
+  EXPECT_EQ(utf8_sequence_length("\xEF\xBBx", 0), 0u);         // not a continuation byte
+  EXPECT_EQ(utf8_sequence_length("\xC0\x80", 0), 0u);          // overlong
+  EXPECT_EQ(utf8_sequence_length("\xED\xA0\x80", 0), 0u);      // a surrogate
+  EXPECT_EQ(utf8_sequence_length("\xF4\x90\x80\x80", 0), 0u);  // above U+10FFFF
+  EXPECT_EQ(utf8_sequence_length("\x80", 0), 0u);
+  EXPECT_EQ(utf8_sequence_length("\xFF", 0), 0u);
+  EXPECT_EQ(utf8_sequence_length("a", 1), 0u);  // past the end
+}
+
+TEST(TerminalSafe, ControlBytesAndInvalidUtf8BecomeHex) {
+  EXPECT_EQ(terminal_safe("plain \xC3\xA9"), "plain \xC3\xA9");
+  EXPECT_EQ(terminal_safe("a\nb\x1b[2J\x7f"), "a\\x0ab\\x1b[2J\\x7f");
+  EXPECT_EQ(terminal_safe("\xC2\x9b" "1m"), "\\xc2\\x9b1m");  // C1 CSI
+  EXPECT_EQ(terminal_safe("\xEF\xBB"), "\\xef\\xbb");
+}
+
 }  // namespace
 }  // namespace cordon
