@@ -15,7 +15,7 @@ namespace cordon::proxy {
 // at most kSummaryDestinations destinations, and counted as dropped. A record therefore stays
 // far below the record reader's bound (record/record_file.h kMaxRecordBytes, 1 MiB).
 inline constexpr size_t kKeptDecisions = 200;
-inline constexpr size_t kKeptDecisionBytes = 256 * 1024;
+inline constexpr size_t kKeptDecisionBytes = size_t{256} * 1024;
 inline constexpr size_t kSummaryDestinations = 100;
 inline constexpr size_t kSummaryDestinationBytes = 256;  // a longer destination is cut (marked "...")
 

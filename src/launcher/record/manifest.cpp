@@ -129,7 +129,7 @@ namespace {
 // How many items an audit keeps in the record and shows on stderr: what the session planted
 // decides how many there are (100,000 hooks), so both stay bounded; the count stays exact.
 constexpr size_t kAuditItemsKept = 200;
-constexpr size_t kAuditItemBytes = 128 * 1024;
+constexpr size_t kAuditItemBytes = size_t{128} * 1024;
 constexpr size_t kAuditLinesShown = 20;
 
 template <typename Line>
