@@ -43,7 +43,7 @@ class Error : public std::runtime_error {
 // Configuration problems: exit status 2 (125 under `run`); the message carries file:line:column.
 class ConfigError : public Error {
  public:
-  explicit ConfigError(const std::string& what) : Error(what, {}, kExitConfigError) {}
+  explicit ConfigError(const std::string& what, std::string fix = {}) : Error(what, std::move(fix), kExitConfigError) {}
 };
 
 // "context: strerror(errno)" for system call failures.

@@ -170,7 +170,7 @@ TEST_P(AgentControl, CachesAreKeptInCordonsStorePerProfile) {
   write_file(config_, "[home]\ncaches = [\".claude/plugins\"]\n");
   RunResult refused = sandbox("claude", "true");
   EXPECT_EQ(refused.exit_code, 125) << refused.err;
-  EXPECT_NE(refused.err.find("cache .claude/plugins (home.caches) overlaps the home entry .claude"), std::string::npos)
+  EXPECT_NE(refused.err.find("home.caches: cache .claude/plugins overlaps the home entry .claude"), std::string::npos)
       << refused.err;
 }
 

@@ -104,7 +104,7 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
   std::string fix = tun.fix;
-  if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source_path);
+  if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source.file);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");
@@ -190,9 +190,9 @@ void check_crashed_sessions(const Config& config, std::vector<DoctorRow>& rows) 
 DoctorRow configuration_row(const Config& config, const std::string& problem) {
   if (!problem.empty())
     return {DoctorStatus::Fail, "configuration", problem + " (the rows below assume the built-in defaults)",
-            "correct " + config.source_path + " (docs/configuration.md is the reference)"};
+            "correct " + config.source.file + " (docs/configuration.md is the reference)"};
   return {DoctorStatus::Pass, "configuration",
-          config.file_found ? config.source_path + " is valid" : config.source_path + " absent: built-in defaults", ""};
+          config.file_found ? config.source.file + " is valid" : config.source.file + " absent: built-in defaults", ""};
 }
 
 // One row per installed shim: does typing the agent's name (with this PATH) run it?
@@ -259,7 +259,7 @@ int doctor_command(const std::string& config_path, bool json) {
   } catch (const ConfigError& e) {
     problem = e.what();
     config = default_config();
-    config.source_path = config_path;
+    config.source.file = config_path;
   }
   int fails = print_doctor(run_doctor(config, problem), json);
   if (!problem.empty()) return kExitConfigError;

@@ -49,36 +49,60 @@ void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
 
 // A cache is bound read-write from cordon's store: over an entry the profile keeps, protects
 // or masks, or over the way to the workspace, it would replace or unprotect it.
-void validate_caches(const HomeConfig& config, const std::string& config_path, const AgentProfile& profile,
+void validate_caches(const HomeConfig& config, const ConfigSource& source, const AgentProfile& profile,
                      const HostFacts& f) {
   std::vector<std::string> taken = profile.home;
   taken.insert(taken.end(), profile.control.begin(), profile.control.end());
   taken.insert(taken.end(), config.keep_read_only.begin(), config.keep_read_only.end());
   for (const auto& m : home_masked_files()) taken.push_back(m);
-  for (const auto& cache : config.caches) {
+  for (size_t i = 0; i < config.caches.size(); ++i) {
+    const std::string& cache = config.caches[i];
     const std::string path = f.home + "/" + cache;
     for (const auto& entry : taken)
       if (path_within(path, f.home + "/" + entry) || path_within(f.home + "/" + entry, path))
-        throw Error("cache " + cache + " (home.caches) overlaps the home entry " + entry +
-                        ", which the profile keeps, protects or masks",
-                    "remove it from home.caches in " + config_path);
+        throw source.error(
+            "home.caches", i,
+            "cache " + cache + " overlaps the home entry " + entry + ", which the profile keeps, protects or masks",
+            "remove it from home.caches in " + source.file);
     if (path_within(f.workspace, path))
-      throw Error("cache " + cache + " (home.caches) holds the workspace " + f.workspace,
-                  "remove it from home.caches in " + config_path);
+      throw source.error("home.caches", i, "cache " + cache + " holds the workspace " + f.workspace,
+                         "remove it from home.caches in " + source.file);
   }
 }
 
 // A mask inside something the sandbox writes cannot hold across sessions: the agent can
 // rename the masked file's parent, and the next session's mask covers nothing.
-void validate_masks(const FilesystemConfig& config, const HostFacts& f) {
+void validate_masks(const FilesystemConfig& config, const ConfigSource& source, const HostFacts& f) {
   std::vector<std::string> writable = {f.workspace};
   for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
-  for (const auto& mask : config.masks) {
+  for (size_t i = 0; i < config.masks.size(); ++i) {
     for (const auto& w : writable)
-      if (path_within(mask, w))
-        throw Error("mask " + mask + " (filesystem.masks) lies in " + w +
-                        ", which the sandbox can write: renaming its parent would defeat the mask",
-                    "keep that secret outside the workspace and the writable paths, or use another workspace");
+      if (path_within(config.masks[i], w))
+        throw source.error("filesystem.masks", i,
+                           "mask " + config.masks[i] + " lies in " + w +
+                               ", which the sandbox can write: renaming its parent would defeat the mask",
+                           "keep that secret outside the workspace and the writable paths, or use another workspace");
+  }
+}
+
+// Each writable path exists, is nothing the sandbox may not write (symlinks resolved) and
+// holds no newline.
+void validate_writable(const FilesystemConfig& config, const ConfigSource& source, const HostFacts& f,
+                       const std::vector<ProtectedPath>& protected_list) {
+  for (size_t i = 0; i < config.writable.size(); ++i) {
+    const std::string& path = config.writable[i];
+    if (!f.exists(path))
+      throw source.error("filesystem.writable", i, "writable path " + path + " does not exist",
+                         "create it or remove it from " + source.file);
+    auto resolved = f.real_writable.find(path);
+    const std::string& real = resolved != f.real_writable.end() && !resolved->second.empty() ? resolved->second : path;
+    if (std::string why = why_not_writable(real, f.home, protected_list); !why.empty())
+      throw source.error("filesystem.writable", i,
+                         "writable path " + path + " " + why + ": the sandbox could write there",
+                         "remove it from filesystem.writable in " + source.file);
+    if (path.find('\n') != std::string::npos)
+      throw source.error("filesystem.writable", i, "writable path contains a newline: refusing it",
+                         "rename the directory");
   }
 }
 
@@ -89,35 +113,26 @@ void refuse_newlines(const std::string& what, const std::string& path) {
     throw Error(what + " path contains a newline: refusing it", "rename the directory");
 }
 
-void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const std::string& config_path,
+void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const ConfigSource& source,
                               const AgentProfile& profile, const HostFacts& f,
                               const std::vector<ProtectedPath>& protected_list) {
-  for (const auto& path : config.writable) {
-    if (!f.exists(path))
-      throw Error("writable path " + path + " (filesystem.writable) does not exist",
-                  "create it or remove it from " + config_path);
-    auto resolved = f.real_writable.find(path);
-    const std::string& real = resolved != f.real_writable.end() && !resolved->second.empty() ? resolved->second : path;
-    if (std::string why = why_not_writable(real, f.home, protected_list); !why.empty())
-      throw Error("writable path " + path + " (filesystem.writable) " + why + ": the sandbox could write there",
-                  "remove it from filesystem.writable in " + config_path);
-    refuse_newlines("writable", path);
-  }
+  validate_writable(config, source, f, protected_list);
   validate_home_entries(profile, f, protected_list);
   validate_control_entries(profile, f);
-  validate_caches(home, config_path, profile, f);
-  validate_masks(config, f);
-  for (const auto& path : config.read)
-    if (config.view == RootView::System && !f.exists(path))
-      throw Error("read-only path " + path + " (filesystem.read) does not exist",
-                  "create it or remove it from " + config_path);
+  validate_caches(home, source, profile, f);
+  validate_masks(config, source, f);
+  for (size_t i = 0; i < config.read.size(); ++i)
+    if (config.view == RootView::System && !f.exists(config.read[i]))
+      throw source.error("filesystem.read", i, "read-only path " + config.read[i] + " does not exist",
+                         "create it or remove it from " + source.file);
   if (!f.exists(mask_source(f)))
     throw Error("cordon's mask file " + mask_source(f) + " is missing",
                 "reinstall cordon (cmake --install); masks bind this empty read-only file");
   // An operator-configured binary must exist; a shipped profile's default only when it runs.
+  const std::string binary_key = "agents." + profile.name + ".binary";
   if (!profile.binary.empty() && !f.exists(profile.binary))
-    throw Error("agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
-                "install the agent, or fix agents." + profile.name + ".binary in " + config_path);
+    throw source.error(binary_key, {}, "agent \"" + profile.name + "\" binary " + profile.binary + " does not exist",
+                       "install the agent, or fix " + binary_key + " in " + source.file);
 }
 
 }  // namespace cordon

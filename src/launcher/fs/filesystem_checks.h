@@ -14,8 +14,10 @@
 
 namespace cordon {
 
-// Throws cordon::Error (what + fix). `protected_list`: section/dangerous_paths.h.
-void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const std::string& config_path,
+// Throws cordon::Error (what + fix); a ConfigError naming where `source` says the file set the
+// value, when a value of [filesystem], [home] caches or the profile's binary is the cause.
+// `protected_list`: section/dangerous_paths.h.
+void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const ConfigSource& source,
                               const AgentProfile& profile, const HostFacts& facts,
                               const std::vector<ProtectedPath>& protected_list);
 

@@ -24,12 +24,17 @@
 namespace cordon {
 namespace {
 
-// Where a value came from, for "file:line:column: key: problem" messages.
+// Where a value came from, for "file:line:column: key: problem" messages; each value read is
+// recorded in `source` for the refusals planning finds later (ConfigSource).
 struct Origin {
   const std::string& file;
+  ConfigSource* source = nullptr;
   std::string at(const toml::source_region& region) const {
     const auto& begin = region.begin;
     return file + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column);
+  }
+  void note(const std::string& key, const toml::node& node) const {
+    if (source) source->places[key] = at(node.source());
   }
 };
 
@@ -62,15 +67,22 @@ const toml::table& as_table(const Origin& o, const toml::node& node, const std::
   return *node.as_table();
 }
 
-std::string as_string(const Origin& o, const toml::node& node, const std::string& key) {
+std::string string_value(const Origin& o, const toml::node& node, const std::string& key) {
   if (!node.is_string()) fail(o, node, key, "expected a string, found " + type_name(node));
   // An escaped NUL ("\u0000") would silently cut a path or name short where it is used.
   if (node.as_string()->get().find('\0') != std::string::npos) fail(o, node, key, "contains a NUL character");
   return node.as_string()->get();
 }
 
+std::string as_string(const Origin& o, const toml::node& node, const std::string& key) {
+  std::string value = string_value(o, node, key);
+  o.note(key, node);
+  return value;
+}
+
 bool as_bool(const Origin& o, const toml::node& node, const std::string& key) {
   if (!node.is_boolean()) fail(o, node, key, "expected a boolean, found " + type_name(node));
+  o.note(key, node);
   return node.as_boolean()->get();
 }
 
@@ -78,6 +90,7 @@ long long as_non_negative(const Origin& o, const toml::node& node, const std::st
   if (!node.is_integer()) fail(o, node, key, "expected an integer, found " + type_name(node));
   long long value = node.as_integer()->get();
   if (value < 0) fail(o, node, key, "must not be negative");
+  o.note(key, node);
   return value;
 }
 
@@ -89,10 +102,12 @@ std::vector<std::string> as_string_list(const Origin& o, const toml::node& node,
   if (!node.is_array()) fail(o, node, key, "expected an array of strings, found " + type_name(node));
   std::vector<std::string> out;
   std::set<std::string> seen;
+  o.note(key, node);
   for (const toml::node& item : *node.as_array()) {
-    std::string value = as_string(o, item, key);
+    std::string value = string_value(o, item, key);
     check(o, item, key, value);
     if (!seen.insert(value).second) fail(o, item, key, "duplicate entry \"" + value + "\"");
+    o.note(config_item_key(key, out.size()), item);
     out.push_back(std::move(value));
   }
   return out;
@@ -213,7 +228,11 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
   if (auto* n = t.get("allow_ptrace")) p.allow_ptrace = as_bool(o, *n, s + ".allow_ptrace");
   if (auto* n = t.get("args")) {
     if (!n->is_array()) fail(o, *n, s + ".args", "expected an array of strings, found " + type_name(*n));
-    for (const toml::node& item : *n->as_array()) p.args.push_back(as_string(o, item, s + ".args"));
+    o.note(s + ".args", *n);
+    for (const toml::node& item : *n->as_array()) {
+      o.note(config_item_key(s + ".args", p.args.size()), item);
+      p.args.push_back(string_value(o, item, s + ".args"));
+    }
   }
   return p;
 }
@@ -404,6 +423,21 @@ void apply(const Origin& o, const toml::table& root, Config& c) {
 
 }  // namespace
 
+std::string config_item_key(const std::string& key, size_t index) { return key + "[" + std::to_string(index) + "]"; }
+
+std::string ConfigSource::prefix(const std::string& key, std::optional<size_t> index) const {
+  auto place = places.find(index ? config_item_key(key, *index) : key);
+  const std::string where = place != places.end() ? place->second
+                            : file.empty()        ? std::string("the built-in configuration")
+                                                  : file;
+  return where + ": " + key + ": ";
+}
+
+ConfigError ConfigSource::error(const std::string& key, std::optional<size_t> index, const std::string& problem,
+                                const std::string& fix) const {
+  return ConfigError(terminal_safe(prefix(key, index) + problem), terminal_safe(fix));
+}
+
 std::string Config::active_agent(const std::string& agent_flag, const std::vector<std::string>& command) const {
   if (!agent_flag.empty()) return agent_flag;
   if (command.empty()) return "generic";
@@ -421,7 +455,7 @@ const AgentProfile& Config::agent(const std::string& name) const {
     for (const auto& [k, v] : agents) known += (known.empty() ? "" : ", ") + k;
     throw Error("unknown agent profile \"" + terminal_safe(name) + "\"",
                 "use one of: " + known + " (or add [agents." + terminal_safe(name) + "] to " +
-                    (source_path.empty() ? std::string("the configuration") : source_path) + ")",
+                    (source.file.empty() ? std::string("the configuration") : source.file) + ")",
                 kExitConfigError);
   }
   return it->second;
@@ -484,7 +518,7 @@ Config default_config() {
 
 Config parse_config(const std::string& text, const std::string& source_name) {
   Config c = default_config();
-  c.source_path = source_name;
+  c.source.file = source_name;
   c.file_found = true;
   // toml++ 3.3.0 has undefined behaviour on some bytes and characters (inputs/toml_text.h):
   // such a file is refused before it reads it, at the first one.
@@ -499,7 +533,7 @@ Config parse_config(const std::string& text, const std::string& source_name) {
     throw ConfigError(terminal_safe(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
                                     std::string(e.description())));
   }
-  Origin origin{source_name};
+  Origin origin{source_name, &c.source};
   apply(origin, root, c);
   return c;
 }
@@ -519,7 +553,7 @@ Config load_config(const std::string& path) {
   if (!fd.valid()) {
     if (errno == ENOENT) {
       Config c = default_config();
-      c.source_path = path;
+      c.source.file = path;
       c.file_found = false;
       return c;
     }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "common/network_modes.h"
 #include "common/terminal_classes.h"
 
@@ -47,7 +48,7 @@ enum class RootView { System, Host };
 inline constexpr long long kDefaultTmpfsSizeBytes = 1LL << 30;  // 1 GiB
 
 // The configuration by section, one struct per [section] of cordon.toml: a function that
-// reads one section takes that struct (with the file's path for its messages), never the
+// reads one section takes that struct (with the ConfigSource for its messages), never the
 // whole Config, so its signature says what it depends on.
 
 // [workspace]
@@ -120,8 +121,29 @@ struct RecordsConfig {
   long long keep_days = 90;  // and none older than this many days (0 = no age bound)
 };
 
+// Where the configuration came from: its file, and where in it each value was set. A refusal
+// that planning finds in a value (a writable path that does not exist on this host, 0.0.0.0/0
+// in allow_ip) names it as the parser's own messages do: "FILE:LINE:COL: KEY: PROBLEM".
+struct ConfigSource {
+  std::string file;  // the file read, or the missing one whose defaults hold ("" = built-in defaults)
+  // "network.dns_forward", or a list's item as "filesystem.writable[1]" (config_item_key) ->
+  // "FILE:LINE:COL" of the value; a key the file did not set is absent.
+  std::map<std::string, std::string> places;
+
+  // "FILE:LINE:COL: KEY: " of the value at `key` (of its item `index`); "FILE: KEY: " for a
+  // value the file did not set (a built-in default).
+  std::string prefix(const std::string& key, std::optional<size_t> index = std::nullopt) const;
+  // A refusal caused by that value: the prefix and `problem`, one line (control characters
+  // escaped, as the values it echoes may hold them); exit status 2 (125 under `run`).
+  ConfigError error(const std::string& key, std::optional<size_t> index, const std::string& problem,
+                    const std::string& fix) const;
+};
+
+// "KEY[INDEX]": where a list's item is recorded in ConfigSource::places.
+std::string config_item_key(const std::string& key, size_t index);
+
 struct Config {
-  std::string source_path;  // file it was read from ("" = built-in defaults)
+  ConfigSource source;  // the file it was read from ("" = built-in defaults) and where each value was set
   bool file_found = false;
 
   WorkspaceConfig workspace;

@@ -34,73 +34,87 @@ std::string opt_out(const std::string& config_path) {
   return "or, to run without network confinement, " + egress_jail_opt_out(config_path);
 }
 
+constexpr const char* kForwarderFix =
+    "use dns_forward = \"auto\", or an address from 198.51.100.0/24 or 203.0.113.0/24 outside the host's subnets";
+
 // Addresses that can never serve as a forwarder: "this network", loopback, multicast, reserved.
 bool special(uint32_t a) {
   return prefix("0.0.0.0/8").contains(a) || prefix("127.0.0.0/8").contains(a) || prefix("224.0.0.0/4").contains(a) ||
          prefix("240.0.0.0/4").contains(a);
 }
 
-std::string choose_forwarder(const NetworkConfig& config, const std::string& config_path, const NetworkFacts& facts,
+// An explicit forwarder that can never serve, whatever the host: refused before anything
+// about the host is asked.
+void refuse_special_forwarder(const NetworkConfig& config, const ConfigSource& source) {
+  if (config.dns_forward == "auto") return;
+  std::string problem;
+  auto a = parse_ipv4_address(config.dns_forward, &problem);
+  if (!a)
+    throw source.error("network.dns_forward", {}, "\"" + config.dns_forward + "\": " + problem,
+                       "use \"auto\" or an IPv4 address");
+  if (special(*a))
+    throw source.error("network.dns_forward", {}, config.dns_forward + " is a loopback, multicast or reserved address",
+                       kForwarderFix);
+}
+
+std::string choose_forwarder(const NetworkConfig& config, const ConfigSource& source, const NetworkFacts& facts,
                              const std::vector<Ipv4Prefix>& blocked) {
   if (config.dns_forward == "auto") {
     for (const char* candidate : kForwarderCandidates) {
       uint32_t a = *parse_ipv4_address(candidate, nullptr);
       if (!covered(a, facts.connected) && !covered(a, blocked)) return candidate;
     }
-    throw Error(
-        "egress jail: every automatic DNS forwarder address (192.0.2.53, 198.51.100.53, 203.0.113.53) "
-        "lies inside a connected subnet or a blocked prefix of this host",
-        "set [network] dns_forward to an unused public-looking address outside the host's subnets " +
-            opt_out(config_path),
-        kExitConfigError);
+    throw source.error("network.dns_forward", {},
+                       "\"auto\": every automatic DNS forwarder address (192.0.2.53, 198.51.100.53, 203.0.113.53) "
+                       "lies inside a connected subnet or a blocked prefix of this host",
+                       "set [network] dns_forward to an unused public-looking address outside the host's subnets " +
+                           opt_out(source.file));
   }
-  std::string problem;
-  auto a = parse_ipv4_address(config.dns_forward, &problem);
-  if (!a)
-    throw Error("network.dns_forward \"" + config.dns_forward + "\": " + problem, "use \"auto\" or an IPv4 address",
-                kExitConfigError);
+  const uint32_t a = *parse_ipv4_address(config.dns_forward, nullptr);  // refuse_special_forwarder read it
   std::string why;
-  if (special(*a)) why = "is a loopback, multicast or reserved address";
-  else if (covered(*a, facts.connected))
-    why = "lies inside a subnet this host is connected to (it would shadow a neighbour)";
-  else if (covered(*a, blocked))
+  if (covered(a, facts.connected)) why = "lies inside a subnet this host is connected to (it would shadow a neighbour)";
+  else if (covered(a, blocked))
     why =
         "lies inside a blocked prefix (pasta forwards every other port of the forwarder address to the real "
         "network, so punching it would open that host)";
-  if (!why.empty())
-    throw Error(
-        "network.dns_forward " + config.dns_forward + " " + why,
-        "use dns_forward = \"auto\", or an address from 198.51.100.0/24 or 203.0.113.0/24 outside the host's subnets",
-        kExitConfigError);
+  if (!why.empty()) throw source.error("network.dns_forward", {}, config.dns_forward + " " + why, kForwarderFix);
   return config.dns_forward;
+}
+
+// The allow_ip entries as prefixes; 0.0.0.0/0 would be no jail at all.
+std::vector<Ipv4Prefix> allowed_prefixes(const NetworkConfig& config, const ConfigSource& source) {
+  std::vector<Ipv4Prefix> allowed;
+  for (size_t i = 0; i < config.allow_ip.size(); ++i) {
+    const std::string& entry = config.allow_ip[i];
+    std::string problem;
+    auto p = parse_ipv4_cidr(entry, &problem);
+    if (!p) throw source.error("network.allow_ip", i, "\"" + entry + "\": " + problem, "fix " + source.file);
+    if (p->length == 0)
+      throw source.error("network.allow_ip", i, entry + " would allow everything",
+                         "remove it; to run without network confinement " + egress_jail_opt_out(source.file));
+    add_unique(allowed, *p);
+  }
+  return allowed;
 }
 
 }  // namespace
 
-JailPlan plan_jail(const NetworkConfig& config, const std::string& config_path, const NetworkFacts& facts) {
+JailPlan plan_jail(const NetworkConfig& config, const ConfigSource& source, const NetworkFacts& facts) {
+  // The file's values first: what they alone make impossible does not wait for the host's.
+  const std::vector<Ipv4Prefix> allowed = allowed_prefixes(config, source);
+  refuse_special_forwarder(config, source);
   std::string problem;
   if (facts.default_gateway.empty())
     throw Error(
         "egress jail: this host has no IPv4 default route with a gateway, so the jail has nothing to "
         "forward through",
-        "configure a default route (ip route add default via GATEWAY) " + opt_out(config_path));
+        "configure a default route (ip route add default via GATEWAY) " + opt_out(source.file));
   auto gateway = parse_ipv4_address(facts.default_gateway, &problem);
   if (!gateway) throw Error("egress jail: host default gateway \"" + facts.default_gateway + "\": " + problem);
 
   JailPlan plan;
   plan.gateway = facts.default_gateway;
   plan.unreachable = cordon::fixed_unreachable();
-
-  std::vector<Ipv4Prefix> allowed;
-  for (const auto& entry : config.allow_ip) {
-    auto p = parse_ipv4_cidr(entry, &problem);
-    if (!p) throw Error("network.allow_ip \"" + entry + "\": " + problem, "fix " + config_path, kExitConfigError);
-    if (p->length == 0)
-      throw Error("network.allow_ip contains 0.0.0.0/0, which would allow everything",
-                  "remove it; to run without network confinement " + egress_jail_opt_out(config_path),
-                  kExitConfigError);
-    add_unique(allowed, *p);
-  }
 
   // Blocks: fixed ranges and every connected subnet; an allow entry equal to a block replaces it.
   std::vector<Ipv4Prefix> blocked = cordon::fixed_blackholes();
@@ -120,7 +134,7 @@ JailPlan plan_jail(const NetworkConfig& config, const std::string& config_path, 
 
   std::vector<Ipv4Prefix> all_blocked = plan.blackholes;
   all_blocked.insert(all_blocked.end(), plan.unreachable.begin(), plan.unreachable.end());
-  plan.dns_forward = choose_forwarder(config, config_path, facts, all_blocked);
+  plan.dns_forward = choose_forwarder(config, source, facts, all_blocked);
   plan.allow.push_back({*parse_ipv4_address(plan.dns_forward, nullptr), 32});
   for (const auto& p : allowed) add_unique(plan.allow, p);
 

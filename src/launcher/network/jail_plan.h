@@ -41,6 +41,8 @@ inline constexpr const char* kForwarderCandidates[] = {"192.0.2.53", "198.51.100
 //  - an explicit dns_forward must lie outside every connected subnet and every blocked prefix:
 //    pasta forwards every other port of that address to the real network, so a forwarder
 //    inside a private range would open that host; TEST-NET addresses are the safe choice.
-JailPlan plan_jail(const NetworkConfig& config, const std::string& config_path, const NetworkFacts& facts);
+// A refusal caused by a value of [network] (an allow_ip of 0.0.0.0/0, a dns_forward that
+// cannot serve) names where `source` says the file set it, and exits 2.
+JailPlan plan_jail(const NetworkConfig& config, const ConfigSource& source, const NetworkFacts& facts);
 
 }  // namespace cordon::jail

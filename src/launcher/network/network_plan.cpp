@@ -80,10 +80,10 @@ bool needs_network_facts(const NetworkConfig& config) {
   return config.mode == NetworkMode::EgressJail || config.mode == NetworkMode::Allowlist;
 }
 
-NetworkPlan plan_network(const NetworkConfig& config, const std::string& config_path,
+NetworkPlan plan_network(const NetworkConfig& config, const ConfigSource& source,
                          const std::vector<std::string>& profile_allow, const NetworkFacts& facts) {
   switch (config.mode) {
-    case NetworkMode::EgressJail: return JailMode{jail::plan_jail(config, config_path, facts)};
+    case NetworkMode::EgressJail: return JailMode{jail::plan_jail(config, source, facts)};
     case NetworkMode::Allowlist: {
       AllowlistMode mode{profile_allow, config.deny, {}};
       mode.allow.insert(mode.allow.end(), config.allow.begin(), config.allow.end());

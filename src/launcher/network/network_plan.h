@@ -62,7 +62,7 @@ bool needs_network_facts(const NetworkConfig& config);
 
 // Pure. Throws cordon::Error (what + fix) when the jail cannot be planned on this host.
 // `profile_allow`: the active profile's own destinations (AgentProfile::network_allow).
-NetworkPlan plan_network(const NetworkConfig& config, const std::string& config_path,
+NetworkPlan plan_network(const NetworkConfig& config, const ConfigSource& source,
                          const std::vector<std::string>& profile_allow, const NetworkFacts& facts);
 
 // What the mode adds to the sandbox.

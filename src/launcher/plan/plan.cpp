@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/paths.h"
+#include "common/text.h"
 #include "launcher/fs/filesystem_checks.h"
 #include "launcher/fs/gitconfig.h"
 #include "launcher/inputs/state_dirs.h"
@@ -11,21 +12,33 @@
 namespace cordon {
 namespace {
 
+// A refusal of the workspace that the file's workspace.root chose (no --workspace given) is the
+// file's: it names where the file set it, and exits 2 (125 under `run`).
+template <typename Check>
+void check_workspace(const Config& config, const LaunchRequest& request, const Check& check) {
+  if (!request.workspace.empty() || config.workspace.root.empty()) return check();
+  try {
+    check();
+  } catch (const Error& e) {
+    throw config.source.error("workspace.root", {}, e.what(), e.fix());
+  }
+}
+
 // The refusals, in the order a person fixes them: bwrap, the workspace, the home, then what
 // the workspace and the filesystem would bind.
-void validate(const Config& config, const AgentProfile& profile, const HostFacts& f) {
+void validate(const Config& config, const LaunchRequest& request, const AgentProfile& profile, const HostFacts& f) {
   if (f.bwrap_path.empty())
     throw Error("bubblewrap (bwrap) is not installed",
                 "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
-  refuse_unusable_workspace(f);
+  check_workspace(config, request, [&] { refuse_unusable_workspace(f); });
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
-    throw Error("home directory \"" + f.home + "\" is missing or is /: the home inversion needs one",
+    throw Error("home directory \"" + terminal_safe(f.home) + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
   const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.account_home, f.libexec_dir,
                                                                     f.launcher_dir, state_dir_of(sessions_dir(f)));
-  refuse_dangerous_workspace(f, protected_list);
+  check_workspace(config, request, [&] { refuse_dangerous_workspace(f, protected_list); });
   refuse_newlines("home", f.home);
-  refuse_unsafe_filesystem(config.filesystem, config.home, config.source_path, profile, f, protected_list);
+  refuse_unsafe_filesystem(config.filesystem, config.home, config.source, profile, f, protected_list);
 }
 
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
@@ -74,15 +87,15 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.bwrap = facts.bwrap_path;
   s.agent = profile.name;
   // The network first: a jail that cannot be planned on this host is reported before the rest.
-  s.network = network::plan_network(config.network, config.source_path, profile.network_allow, facts.network);
-  validate(config, profile, facts);
+  s.network = network::plan_network(config.network, config.source, profile.network_allow, facts.network);
+  validate(config, request, profile, facts);
   s.command = resolve_command(profile, facts, request);
   const bool agent_args = runs_the_agent(profile, facts, s.command) && !profile.args.empty();
   if (agent_args) s.command.insert(s.command.begin() + 1, profile.args.begin(), profile.args.end());
   s.isolation = plan_isolation(config.filesystem, profile);
-  s.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source_path),
+  s.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source.file),
                          limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
-                         config.source_path);
+                         config.source.file);
   const network::NetworkSection network = network::network_section(s.network);
   s.env = plan_environment(config.environment, profile, facts, network.env);
   s.gitconfig = render_gitconfig(config.git, facts);

@@ -8,7 +8,7 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
                                const WorkspaceSection& workspace, const EnvList& env,
                                const std::vector<std::string>& writable) {
   SessionIntent s;
-  s.config.path = config.source_path;
+  s.config.path = config.source.file;
   s.config.fixed_path = build::kConfigPath;
   s.config.found = config.file_found;
   s.agent.name = profile.name;

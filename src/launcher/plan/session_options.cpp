@@ -8,7 +8,7 @@ namespace cordon {
 namespace {
 
 LaunchRequest request_for(const Config& config, const SessionOptions& o) {
-  return LaunchRequest{o.workspace, o.agent, o.command, config.source_path, o.limits};
+  return LaunchRequest{o.workspace, o.agent, o.command, config.source.file, o.limits};
 }
 
 }  // namespace
@@ -24,7 +24,7 @@ void narrow_network_mode(Config& config, const std::string& flag) {
                     network_mode_config_name(config.network.mode) +
                     "\": a run may only narrow it (host < jail < "
                     "allowlist < offline)",
-                "ask the operator to change [network] mode in " + config.source_path, kExitConfigError);
+                "ask the operator to change [network] mode in " + config.source.file, kExitConfigError);
   config.network.mode = *mode;
 }
 

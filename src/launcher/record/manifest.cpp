@@ -74,7 +74,7 @@ Json launcher_json() {
 }
 
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
-  const std::string config_text = config.file_found ? read_text_file(config.source_path) : "";
+  const std::string config_text = config.file_found ? read_text_file(config.source.file) : "";
   std::vector<std::string> env_names;
   for (const auto& [name, value] : plan.env) env_names.push_back(name);
   ToolVersions versions = tool_versions(facts, plan);
@@ -86,7 +86,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"launcher", launcher_json()},
       {"uid", facts.uid},
       {"user", bytes_json(facts.user)},
-      {"config_path", bytes_json(config.source_path)},
+      {"config_path", bytes_json(config.source.file)},
       {"config_sha256", config.file_found ? Json(sha256_hex(config_text)) : Json(nullptr)},
       {"agent", bytes_json(plan.agent)},
       {"workspace", bytes_json(plan.workspace)},

@@ -112,7 +112,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   const std::string id = new_session_id();
   // The network mode's prerequisites first (the jail's pasta and tun device, the allowlist's
   // proxy), so a missing one is reported with its fix before anything else; never a fallback.
-  network::NetworkLaunch network(config.network, config.source_path, facts.libexec_dir);
+  network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);

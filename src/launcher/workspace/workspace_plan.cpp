@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/paths.h"
+#include "common/text.h"
 
 namespace cordon {
 
@@ -14,16 +15,18 @@ TreeSnapshot snapshot_workspace_tree(const std::string& workspace, const std::ve
   return snapshot;
 }
 
+// The messages echo the path terminal-safe: one line, whatever it holds.
 void refuse_unusable_workspace(const HostFacts& f) {
   if (f.workspace.empty())
-    throw Error("workspace " + f.workspace_asked + " does not exist",
+    throw Error("workspace " + terminal_safe(f.workspace_asked) + " does not exist",
                 "create it, or pass --workspace DIR with an existing directory");
-  if (!f.is_dir(f.workspace)) throw Error("workspace " + f.workspace + " is not a directory", "pass --workspace DIR");
+  if (!f.is_dir(f.workspace))
+    throw Error("workspace " + terminal_safe(f.workspace) + " is not a directory", "pass --workspace DIR");
 }
 
 void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedPath>& protected_list) {
   if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
-    throw Error("workspace " + f.workspace + " " + why + ": the sandbox could write there",
+    throw Error("workspace " + terminal_safe(f.workspace) + " " + why + ": the sandbox could write there",
                 "use a project directory as the workspace (for example ~/src/app), not a system or shared "
                 "directory, $HOME or one of its parents, or cordon's own directories");
   if (f.workspace.find('\n') != std::string::npos)

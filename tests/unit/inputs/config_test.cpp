@@ -250,7 +250,7 @@ TEST(Config, UnknownAgentNamesFix) {
 TEST(Config, MissingFileMeansDefaults) {
   Config c = load_config("/nonexistent/cordon.toml");
   EXPECT_FALSE(c.file_found);
-  EXPECT_EQ(c.source_path, "/nonexistent/cordon.toml");
+  EXPECT_EQ(c.source.file, "/nonexistent/cordon.toml");
   EXPECT_EQ(c.network.mode, NetworkMode::EgressJail);
 }
 

@@ -40,14 +40,14 @@ NetworkFacts host_facts() {
 
 Config config_with(std::vector<std::string> allow = {}, std::string dns = "auto") {
   Config c = default_config();
-  c.source_path = "/etc/cordon/cordon.toml";
+  c.source.file = "/etc/cordon/cordon.toml";
   c.network.allow_ip = std::move(allow);
   c.network.dns_forward = std::move(dns);
   return c;
 }
 
 // The plan of the [network] section of `c`, whose file path its messages name.
-JailPlan plan_jail(const Config& c, const NetworkFacts& f) { return jail::plan_jail(c.network, c.source_path, f); }
+JailPlan plan_jail(const Config& c, const NetworkFacts& f) { return jail::plan_jail(c.network, c.source, f); }
 
 std::string error_of(const Config& c, const NetworkFacts& f) {
   try {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/ipv4.h"
 #include "common/intent.h"
 #include "common/json_codec.h"
 #include "launcher/env/env.h"
@@ -69,7 +70,7 @@ LaunchRequest request(std::vector<std::string> command = {"sh", "-c", "true"}) {
 
 Config no_jail() {
   Config c = default_config();
-  c.source_path = "/etc/cordon/cordon.toml";
+  c.source.file = "/etc/cordon/cordon.toml";
   c.network.mode = NetworkMode::Host;
   return c;
 }
@@ -580,8 +581,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"workspace is /var", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/var"; f.directories.insert(f.workspace); }, "contains a system tree (/var/lib)"},
         Refusal{"workspace holds cordon", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/opt"; f.directories.insert(f.workspace); f.launcher_dir = "/opt/cordon/bin"; }, "contains the directory of the cordon binary"},
         Refusal{"workspace in cordon state", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev/.local/state/cordon/x"; f.directories.insert(f.workspace); }, "lies in cordon's state directory"},
-        Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "writable path /run/user/1000/bus (filesystem.writable) lies in a system tree (/run)"},
-        Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "writable path /srv/link (filesystem.writable) is a system tree (/etc)"},
+        Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "filesystem.writable: writable path /run/user/1000/bus lies in a system tree (/run)"},
+        Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "filesystem.writable: writable path /srv/link is a system tree (/etc)"},
         Refusal{"workspace a file", [](Config&, HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); }, "not a directory"},
         Refusal{"home is /", [](Config&, HostFacts& f, LaunchRequest&) { f.home = "/"; }, "home directory"},
         Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.filesystem.writable = {"/nope"}; }, "writable path /nope"},
@@ -601,6 +602,132 @@ INSTANTIATE_TEST_SUITE_P(
       for (auto& ch : n) if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return n;
     });
+
+// A refusal caused by a value of the file names where the file set it, like the parser's own
+// messages: "FILE:LINE:COL: KEY: PROBLEM" on one line, exit status 2 (125 only under `run`),
+// the fix kept. A value the file did not set (a built-in default) names the file alone.
+struct ValueRefusal {
+  const char* name;
+  const char* toml;
+  void (*mutate)(HostFacts&, LaunchRequest&);
+  const char* expect;  // the message's beginning
+};
+
+class PlanRefusesAConfiguredValue : public ::testing::TestWithParam<ValueRefusal> {};
+
+TEST_P(PlanRefusesAConfiguredValue, AtItsLineAndColumnWithExit2) {
+  // The default network mode (the jail) on a host it can be planned on.
+  Config c = parse_config(GetParam().toml, "/etc/cordon/cordon.toml");
+  HostFacts f = sample_facts();
+  f.network.connected = {*parse_ipv4_cidr("192.0.2.0/24", nullptr)};
+  f.network.default_gateway = "192.0.2.1";
+  LaunchRequest r = request();
+  GetParam().mutate(f, r);
+  try {
+    build_plan(c, f, r);
+    FAIL() << "planned despite: " << GetParam().name;
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind(GetParam().expect, 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    for (unsigned char ch : message) EXPECT_TRUE(ch >= 0x20 && ch != 0x7f) << "control byte in: " << message;
+    EXPECT_EQ(e.exit_code(), kExitConfigError) << message;
+    EXPECT_FALSE(e.fix().empty());
+  }
+}
+
+void no_change(HostFacts&, LaunchRequest&) {}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, PlanRefusesAConfiguredValue,
+    ::testing::Values(
+        ValueRefusal{"allow_ip everything", "[network]\nmode = \"jail\"\nallow_ip = [\"10.1.0.0/16\", \"0.0.0.0/0\"]\n",
+                     no_change, "/etc/cordon/cordon.toml:3:28: network.allow_ip: "},
+        ValueRefusal{"loopback dns_forward", "[network]\nmode = \"jail\"\ndns_forward = \"127.0.0.53\"\n", no_change,
+                     "/etc/cordon/cordon.toml:3:15: network.dns_forward: "},
+        ValueRefusal{"connected dns_forward", "[network]\nmode = \"jail\"\ndns_forward = \"192.0.2.53\"\n", no_change,
+                     "/etc/cordon/cordon.toml:3:15: network.dns_forward: "},
+        ValueRefusal{"no automatic forwarder", "[network]\nmode = \"jail\"\n",
+                     [](HostFacts& f, LaunchRequest&) {
+                       for (const char* s : {"198.51.100.0/24", "203.0.113.0/24"})
+                         f.network.connected.push_back(*parse_ipv4_cidr(s, nullptr));
+                     },
+                     "/etc/cordon/cordon.toml: network.dns_forward: "},  // the default "auto": the file alone
+        ValueRefusal{"missing writable", "[filesystem]\nwritable = [\"/srv/a\", \"/nope\"]\n",
+                     [](HostFacts& f, LaunchRequest&) { f.existing_paths.insert("/srv/a"); },
+                     "/etc/cordon/cordon.toml:2:23: filesystem.writable: "},
+        ValueRefusal{"writable system tree", "[filesystem]\nwritable = [\"/etc\"]\n",
+                     [](HostFacts& f, LaunchRequest&) { f.existing_paths.insert("/etc"); },
+                     "/etc/cordon/cordon.toml:2:13: filesystem.writable: "},
+        ValueRefusal{"writable with a newline", "[filesystem]\nwritable = [\"/srv/a\\nb\"]\n",
+                     [](HostFacts& f, LaunchRequest&) { f.existing_paths.insert("/srv/a\nb"); },
+                     "/etc/cordon/cordon.toml:2:13: filesystem.writable: "},
+        ValueRefusal{"missing read path", "[filesystem]\nread = [\"/opt/none\"]\n", no_change,
+                     "/etc/cordon/cordon.toml:2:9: filesystem.read: "},
+        ValueRefusal{"mask in the workspace", "[filesystem]\nmasks = [\"/src/app/.env\"]\n", no_change,
+                     "/etc/cordon/cordon.toml:2:10: filesystem.masks: "},
+        ValueRefusal{"cache over a kept entry", "[home]\ncaches = [\".claude\"]\n",
+                     [](HostFacts& f, LaunchRequest& r) {
+                       f.cache_sources[".claude"] = "/var/lib/cordon/caches/claude/.claude";
+                       r.agent = "claude";
+                     },
+                     "/etc/cordon/cordon.toml:2:11: home.caches: "},
+        ValueRefusal{"cache holding the workspace", "[home]\ncaches = [\"src\"]\n",
+                     [](HostFacts& f, LaunchRequest&) {
+                       f.workspace = f.workspace_asked = "/home/dev/src/app";
+                       f.existing_paths.insert(f.workspace);
+                       f.directories.insert(f.workspace);
+                       f.cwd = f.workspace;
+                     },
+                     "/etc/cordon/cordon.toml:2:11: home.caches: "},
+        ValueRefusal{"missing agent binary", "[agents.ghost]\nbinary = \"/opt/ghost/bin/ghost\"\n",
+                     [](HostFacts&, LaunchRequest& r) { r.agent = "ghost"; },
+                     "/etc/cordon/cordon.toml:2:10: agents.ghost.binary: "},
+        ValueRefusal{"root is a system tree", "[workspace]\nroot = \"/etc\"\n",
+                     [](HostFacts& f, LaunchRequest&) {
+                       f.workspace = f.workspace_asked = "/etc";
+                       f.directories.insert("/etc");
+                     },
+                     "/etc/cordon/cordon.toml:2:8: workspace.root: "},
+        ValueRefusal{"root is missing", "[workspace]\nroot = \"/nope\"\n",
+                     [](HostFacts& f, LaunchRequest&) {
+                       f.workspace.clear();
+                       f.workspace_asked = "/nope";
+                     },
+                     "/etc/cordon/cordon.toml:2:8: workspace.root: "},
+        ValueRefusal{"root is a file", "[workspace]\nroot = \"/src/app\"\n",
+                     [](HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); },
+                     "/etc/cordon/cordon.toml:2:8: workspace.root: "},
+        ValueRefusal{"root with a newline", "[workspace]\nroot = \"/src/a\\nb\"\n",
+                     [](HostFacts& f, LaunchRequest&) {
+                       f.workspace = f.workspace_asked = "/src/a\nb";
+                       f.directories.insert(f.workspace);
+                     },
+                     "/etc/cordon/cordon.toml:2:8: workspace.root: "}),
+    [](const auto& info) {
+      std::string n = info.param.name;
+      for (auto& ch : n)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+// The same workspace given with --workspace (or as the current directory) is not the file's:
+// its refusal names no line, and stays a launch refusal (125).
+TEST(Plan, AWorkspaceFromTheCommandLineIsNotAConfigurationError) {
+  Config c = parse_config("[network]\nmode = \"host\"\n[workspace]\nroot = \"/src/app\"\n", "/etc/cordon/cordon.toml");
+  HostFacts f = sample_facts();
+  f.workspace = f.workspace_asked = "/etc";
+  f.directories.insert("/etc");
+  LaunchRequest r = request();
+  r.workspace = "/etc";
+  try {
+    build_plan(c, f, r);
+    FAIL() << "planned a workspace in /etc";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("workspace /etc is a system tree", 0), 0u) << e.what();
+    EXPECT_EQ(e.exit_code(), kExitLaunchRefused);
+  }
+}
 
 // The agent's own sandbox is turned off only when the command is the agent: a shell in the
 // claude profile gets no Claude Code flags.
