@@ -1,6 +1,8 @@
 #include "common/json_codec.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "common/error.h"
 
@@ -118,6 +120,24 @@ std::optional<Json> parse_json(std::string_view text, std::string* problem) {
   }
 }
 
+namespace {
+
+// A version's integer part (docs/schemas.md: 2.1 is read as 2), when it fits an int: nullopt
+// for 1e300 or 2^32 + 2, whose conversion to int would be undefined behaviour.
+std::optional<int> version_number(const Json& version) {
+  constexpr auto kMin = static_cast<double>(std::numeric_limits<int>::min());
+  constexpr auto kMax = static_cast<double>(std::numeric_limits<int>::max());
+  double whole = 0;
+  if (version.is_number_unsigned()) whole = static_cast<double>(version.get<unsigned long long>());
+  else if (version.is_number_integer()) whole = static_cast<double>(version.get<long long>());
+  else if (version.is_number_float()) whole = std::trunc(version.get<double>());
+  else return std::nullopt;
+  if (!std::isfinite(whole) || whole < kMin || whole > kMax) return std::nullopt;
+  return static_cast<int>(whole);
+}
+
+}  // namespace
+
 bool check_format(const Json& document, const char* format, int major, std::string* problem) {
   auto fail = [&](const std::string& why) {
     if (problem) *problem = why;
@@ -127,7 +147,9 @@ bool check_format(const Json& document, const char* format, int major, std::stri
     return fail(std::string("not a ") + format + " document (no \"format\": \"" + format + "\")");
   const Json& version = document.contains("version") ? document["version"] : Json();
   if (!version.is_number()) return fail(std::string(format) + " document without a numeric version");
-  if (static_cast<int>(version.get<double>()) != major)
+  const std::optional<int> number = version_number(version);
+  if (!number) return fail(std::string(format) + " version " + dump_line(version) + " is not a version number");
+  if (*number != major)
     return fail(std::string(format) + " version " + dump_line(version) + " is not the version " +
                 std::to_string(major) + " this cordon reads: use the cordon that wrote it");
   return true;
@@ -147,7 +169,11 @@ bool bool_member(const Json& object, const char* key) {
 
 std::optional<long long> integer_member(const Json& object, const char* key) {
   if (!object.is_object() || !object.contains(key) || !object[key].is_number_integer()) return std::nullopt;
-  return object[key].get<long long>();
+  const Json& value = object[key];
+  // An unsigned value above LLONG_MAX is no long long (nlohmann would wrap it round).
+  if (value.is_number_unsigned() && value.get<unsigned long long>() > std::numeric_limits<long long>::max())
+    return std::nullopt;
+  return value.get<long long>();
 }
 
 }  // namespace cordon

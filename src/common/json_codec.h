@@ -39,13 +39,15 @@ std::string dump_line(const Json& document);
 std::optional<Json> parse_json(std::string_view text, std::string* problem);
 
 // True when `document` is an object with "format": format and "version" of major version
-// `major` (the integer part); otherwise false with *problem saying which and what to do.
+// `major` (the integer part); otherwise false with *problem saying which and what to do. A
+// version whose integer part does not fit an int (1e300) is no version number.
 bool check_format(const Json& document, const char* format, int major, std::string* problem);
 
 // Members that may be absent (a reader ignores unknown members and defaults missing ones).
 std::string string_member(const Json& object, const char* key);
 std::vector<std::string> string_array_member(const Json& object, const char* key);
 bool bool_member(const Json& object, const char* key);
+// An integer member that fits a long long; nullopt for anything else (a float, a string, 2^64 - 1).
 std::optional<long long> integer_member(const Json& object, const char* key);
 
 }  // namespace cordon

@@ -162,8 +162,12 @@ bool recorded_launcher_gone(const std::string& dir, const std::string& id) {
   try {
     const Json& launcher = (*record.manifest)["launcher"];
     if (bytes_from_json(launcher.at("boot_id")) != boot_id()) return true;
-    std::optional<long long> started = process_start_ticks(std::to_string(launcher.at("pid").get<long long>()));
-    return !started || *started != launcher.at("start_ticks").get<long long>();
+    // Read as integers only where they are: a float (1e300) or a string says nothing.
+    const std::optional<long long> pid = integer_member(launcher, "pid");
+    const std::optional<long long> ticks = integer_member(launcher, "start_ticks");
+    if (!pid || !ticks) return false;
+    std::optional<long long> started = process_start_ticks(std::to_string(*pid));
+    return !started || *started != *ticks;
   } catch (const std::exception&) {
     return false;
   }

@@ -103,5 +103,30 @@ TEST(JsonCodec, FormatAndMajorVersionAreChecked) {
   EXPECT_FALSE(parse_json("\"\xff\"", &problem)) << "invalid UTF-8 is not JSON";
 }
 
+// A version is read as its integer part; one outside int's range must not be converted to int
+// (undefined behaviour: x86-64 makes 1e300 INT_MIN, and a compiler may make 2^32 + 2 into 2).
+// It is not a version at all, and the reader says so instead of "use the cordon that wrote it".
+TEST(JsonCodec, AVersionOutOfRangeIsAFormatErrorNotAConversion) {
+  for (const char* version : {"1e300", "-1e300", "4294967298", "4294967298.5", "-4294967294", "2147483650",
+                              "18446744073709551615", "1.8446744073709552e19", "9223372036854775809"}) {
+    std::string problem;
+    const Json document = Json::parse(std::string(R"({"format":"f","version":)") + version + "}");
+    EXPECT_FALSE(check_format(document, "f", 2, &problem)) << version;
+    EXPECT_NE(problem.find("is not a version number"), std::string::npos) << version << ": " << problem;
+  }
+  std::string problem;
+  EXPECT_TRUE(check_format(Json::parse(R"({"format":"f","version":2.999})"), "f", 2, &problem)) << problem;
+  EXPECT_TRUE(check_format(Json::parse(R"({"format":"f","version":2e0})"), "f", 2, &problem)) << problem;
+}
+
+// Integers are read only where they fit: an unsigned value above LLONG_MAX is not a long long.
+TEST(JsonCodec, AnIntegerMemberIsReadOnlyWhereItFits) {
+  EXPECT_EQ(integer_member(Json::parse(R"({"n":-5})"), "n"), -5);
+  EXPECT_EQ(integer_member(Json::parse(R"({"n":9223372036854775807})"), "n"), 9223372036854775807LL);
+  EXPECT_EQ(integer_member(Json::parse(R"({"n":18446744073709551615})"), "n"), std::nullopt);
+  EXPECT_EQ(integer_member(Json::parse(R"({"n":1e300})"), "n"), std::nullopt);
+  EXPECT_EQ(integer_member(Json::parse(R"({"n":"1"})"), "n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace cordon
