@@ -2,11 +2,32 @@
 
 #include <sstream>
 
+#include "common/error.h"
 #include "common/text.h"
 
 namespace cordon::proxy {
-
 namespace {
+
+// A line as cordon-egress-proxy writes it (egress_proxy/decision_log.h): "allowed" a boolean,
+// "status" an HTTP status (0: none), "destination" bytes. The log is another process's
+// output: any other shape is unreadable, and nothing of it is read unchecked.
+bool is_decision(const Json& entry) {
+  if (!entry.is_object() || !entry.contains("allowed") || !entry["allowed"].is_boolean()) return false;
+  const std::optional<long long> status = integer_member(entry, "status");
+  if (!status || *status < 0 || *status > 999 || !entry.contains("destination")) return false;
+  try {
+    bytes_from_json(entry["destination"]);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+bool is_denied(const Json& decision) {
+  return !decision["allowed"].get<bool>() && integer_member(decision, "status") == 403;
+}
+
+
 
 // Kept whole while the bounds allow, else summed up by destination (header.h's bounds).
 void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
@@ -42,12 +63,12 @@ EgressDecisions parse_decisions(const std::string& jsonl) {
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
     Json entry = Json::parse(line, nullptr, false);
-    if (!entry.is_object()) {
+    if (!is_decision(entry)) {
       ++d.unreadable;
       continue;
     }
-    if (entry.value("allowed", false)) ++d.allowed;
-    else if (entry.value("status", 0) == 403) ++d.denied;
+    if (entry["allowed"].get<bool>()) ++d.allowed;
+    else if (is_denied(entry)) ++d.denied;
     else ++d.failed;
     keep_or_sum(d, std::move(entry), line.size());
   }
@@ -77,9 +98,7 @@ std::string egress_counts_text(const EgressDecisions& d) {
   std::string denied;
   int shown = 0;
   for (const auto& e : d.entries) {
-    if (e.value("allowed", false) || e.value("status", 0) != 403 || !e.contains("destination") ||
-        !e["destination"].is_string())
-      continue;
+    if (!is_decision(e) || !is_denied(e) || !e["destination"].is_string()) continue;
     if (shown++ == 3) {
       denied += ", ...";
       break;

@@ -28,14 +28,15 @@ struct EgressDecisions {
   long long allowed = 0;
   long long denied = 0;      // refused by the policy (403)
   long long failed = 0;      // not relayed for another reason: unresolvable, unreachable, malformed, over a bound
-  long long unreadable = 0;  // lines that were not a JSON object (a proxy killed mid-write)
+  long long unreadable = 0;  // lines that were not a decision (a proxy killed mid-write; a member of another type)
   long long dropped = 0;     // decisions not kept in `entries` (summed up in `summary`)
   std::map<std::string, DestinationSummary> summary;  // the dropped ones, by destination
   long long summary_dropped = 0;                      // dropped decisions whose destination did not fit in `summary`
   size_t kept_bytes = 0;                              // the size of `entries` as JSON
 };
 
-// Pure.
+// Pure; never throws: a line that is not JSON, or whose members have other types than the
+// proxy writes, is counted as unreadable.
 EgressDecisions parse_decisions(const std::string& jsonl);
 
 // The receipt's "egress" member.

@@ -63,6 +63,44 @@ TEST(EgressDecisions, TheSummaryNeverWritesControlBytesToTheTerminal) {
   EXPECT_EQ(egress_summary_line(d).find('\x1b'), std::string::npos) << egress_summary_line(d);
 }
 
+// The log is written by another process: a line whose members have other types than the
+// proxy writes is counted as unreadable, never thrown on (nlohmann's type_error) and never
+// converted out of range.
+TEST(EgressDecisions, AMistypedLineIsUnreadableNotAnException) {
+  const std::string log = R"({"destination":"api.test:443","allowed":true,"status":200})"
+                          "\n"
+                          R"({"destination":"a.test:443","allowed":"yes","status":200})"
+                          "\n"
+                          R"({"destination":"b.test:443","allowed":false,"status":"403"})"
+                          "\n"
+                          R"({"destination":"c.test:443","allowed":false,"status":1e300})"
+                          "\n"
+                          R"({"destination":"d.test:443","allowed":false,"status":403.5})"
+                          "\n"
+                          R"({"destination":"e.test:443","allowed":false,"status":18446744073709551615})"
+                          "\n"
+                          R"({"destination":7,"allowed":false,"status":403})"
+                          "\n"
+                          R"({"destination":{"base64":"/w=="},"allowed":false,"status":403})"
+                          "\n"
+                          R"({"allowed":null})"
+                          "\n"
+                          R"([1,2])"
+                          "\n"
+                          R"("text")"
+                          "\n";
+  EgressDecisions d;
+  ASSERT_NO_THROW(d = parse_decisions(log));
+  EXPECT_EQ(d.allowed, 1);
+  EXPECT_EQ(d.denied, 1);  // the base64 destination: bytes, as the proxy writes a non-UTF-8 name
+  EXPECT_EQ(d.failed, 0);
+  EXPECT_EQ(d.unreadable, 9);
+  EXPECT_EQ(d.entries.size(), 2u);
+  std::string text;
+  ASSERT_NO_THROW(text = egress_counts_text(d));
+  EXPECT_EQ(text, "1 connection(s) allowed, 1 denied");
+}
+
 TEST(ProxyProcess, ArgvCarriesRulesRefusalsAndExtrasAfterTheFixedDescriptors) {
   ProxyArgs args{{"api.test"}, {"*.bad.test"}, {"192.0.2.0/24"}, {"--test-allow-all"}};
   EXPECT_EQ(
