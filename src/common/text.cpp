@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "common/unique_fd.h"
 
@@ -56,6 +57,21 @@ std::optional<std::string> read_file(const std::string& path, size_t limit, int*
 }
 
 std::string read_text_file(const std::string& path) { return read_file(path, SIZE_MAX).value_or(""); }
+
+std::string write_all(int fd, std::string_view bytes, const std::string& context) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = n < 0 ? std::strerror(errno) : "short write";
+      return context + ": " + reason + " (" + std::to_string(written) + " of " + std::to_string(bytes.size()) +
+             " bytes written)";
+    }
+    written += static_cast<size_t>(n);
+  }
+  return "";
+}
 
 std::string trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";

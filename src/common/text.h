@@ -21,6 +21,12 @@ std::optional<std::string> read_file(const std::string& path, size_t limit = 1 <
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
+// Writes all of `bytes` to `fd`, going on after a partial write: a nearly full disk stores
+// part, and the next call says why it cannot store more. "" when all was written; otherwise
+// "CONTEXT: REASON (N of M bytes written)", REASON the errno of the call that failed, or
+// "short write" when a call wrote nothing and set no errno. Never an earlier call's errno.
+std::string write_all(int fd, std::string_view bytes, const std::string& context);
+
 // The length of the well-formed UTF-8 sequence at `text[at]` (1-4 bytes), or 0 when none
 // starts there (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF; a sequence
 // cut short by the end of `text` is not one).

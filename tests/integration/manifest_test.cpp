@@ -139,6 +139,34 @@ TEST_P(Manifest, TeardownFailureIsLoud) {
   EXPECT_NE(r.err.find("TEARDOWN FAILED"), std::string::npos) << r.err;
 }
 
+// A disk with room for part of the manifest: the state directory on a 4-page tmpfs, private
+// to this launch's mount namespace, one page taken; the state file takes another and the
+// manifest (over a page, with a long argument) gets one page of the next. The refusal names
+// the errno of the write that failed, never an earlier call's ("File exists" from a mkdir).
+TEST_P(Manifest, ANearlyFullDiskNamesTheErrnoOfTheFailingWrite) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounts a tmpfs in a private mount namespace";
+  TempDir state("/var/tmp/cordon-manifest-state-");
+  const std::string marker = workspace_ + "/ran";
+  std::vector<std::string> argv = {
+      "/usr/bin/unshare", "-m", "/bin/sh", "-c",
+      "mount --make-rprivate / && mount -t tmpfs -o size=16k,mode=1777 tmpfs \"$0\" && "
+      "head -c 4096 /dev/zero > \"$0/fill\" && exec \"$@\"",
+      state.path()};
+  for (const auto& word : setpriv_as(who_)) argv.push_back(word);
+  for (const auto& word : {cordon_, std::string("--config"), config_, std::string("run"), std::string("--workspace"),
+                           workspace_, std::string("--"), std::string("/usr/bin/touch"), marker})
+    argv.push_back(word);
+  argv.push_back(std::string(6000, 'x'));
+  RunOptions o;
+  o.env = base_env(who_, {{"CORDON_TEST_STATE_DIR", state.path()}});
+  o.cwd = workspace_;
+  RunResult r = run(argv, o);
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("writing the session record"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": No space left on device (4096 of "), std::string::npos) << r.err;
+  EXPECT_FALSE(path_exists(marker)) << "the command ran without a record";
+}
+
 INSTANTIATE_TEST_SUITE_P(As, Manifest, ::testing::Values(Who::Root, Who::User), who_name);
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/inputs/paths.h"
 
@@ -47,8 +48,7 @@ std::string make_leaf(int dir, const std::string& name, uid_t owner, gid_t group
   // An empty JSON object is a valid state and settings file for every shipped agent; an empty
   // TOML or Markdown file is valid as it is.
   const std::string content = ends_with(name, ".json") ? "{}\n" : "";
-  if (!content.empty() && ::write(file.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size()))
-    return errno_text("write", errno);
+  if (std::string failed = write_all(file.get(), content, "write"); !failed.empty()) return failed;
   ::fchown(file.get(), owner, group);
   return "";
 }

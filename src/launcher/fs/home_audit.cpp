@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/inputs/state_dirs.h"
 
@@ -37,14 +38,13 @@ std::string replace_file(const std::string& path, const std::string& text, mode_
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777));
   if (!fd.valid()) return errno_text("create " + tmp, errno);
   ::fchown(fd.get(), uid, gid);  // a root launch rewriting a user's file keeps it theirs
-  bool ok = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd.get()) == 0;
+  // Each failure names its own call's errno (a short write sets none).
+  std::string problem = write_all(fd.get(), text, "replace " + path);
+  if (problem.empty() && ::fsync(fd.get()) != 0) problem = errno_text("replace " + path, errno);
   fd.reset();
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    return errno_text("replace " + path, err);
-  }
-  return "";
+  if (problem.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) problem = errno_text("replace " + path, errno);
+  if (!problem.empty()) ::unlink(tmp.c_str());
+  return problem;
 }
 
 std::string escape_token(const std::string& key) {
@@ -126,10 +126,8 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
   }
   const std::string path = snapshot_path(sessions_dir, id);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  const std::string text = files.dump() + "\n";
-  if (!fd.valid() || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-    return errno_text("write " + path, errno);
-  return "";
+  if (!fd.valid()) return errno_text("write " + path, errno);
+  return write_all(fd.get(), files.dump() + "\n", "write " + path);
 }
 
 FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::string& id) {
@@ -164,10 +162,10 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
     ::chmod(dir.c_str(), 0700);
     const std::string kept = dir + path.substr(path.rfind('/'));
     UniqueFd out(::open(kept.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!out.valid() ||
-        ::write(out.get(), now_text->data(), now_text->size()) != static_cast<ssize_t>(now_text->size())) {
-      audit.problems.push_back(errno_text("keep the session's " + path + " in " + kept, errno) +
-                               ": its control keys were left as the session wrote them");
+    const std::string context = "keep the session's " + path + " in " + kept;
+    if (std::string failed = out.valid() ? write_all(out.get(), *now_text, context) : errno_text(context, errno);
+        !failed.empty()) {
+      audit.problems.push_back(failed + ": its control keys were left as the session wrote them");
       continue;
     }
     std::string detail;

@@ -235,43 +235,41 @@ SessionRecord::SessionRecord(const std::string& id, const Config& config, const 
   if (fd < 0)
     throw Error(errno_text("writing the session record " + temporary, errno),
                 "make " + dir + " writable by this user; nothing runs without a record");
-  std::string line = dump_line(manifest_json(id_, config, facts, plan)) + "\n";
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  ok = ::close(fd) == 0 && ok;
-  int err = 0;
-  if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0) {
-    err = errno ? errno : EIO;
+  // Each failure names its own call's errno: a short write sets none, and an earlier call's
+  // (a mkdir's EEXIST) would be a wrong reason.
+  const std::string line = dump_line(manifest_json(id_, config, facts, plan)) + "\n";
+  std::string problem = write_all(fd, line, "writing the session record " + temporary);
+  if (::close(fd) != 0 && problem.empty()) problem = errno_text("writing the session record " + temporary, errno);
+  if (problem.empty() && ::rename(temporary.c_str(), path_.c_str()) != 0)
+    problem = errno_text("renaming the session record " + temporary + " to " + path_, errno);
+  if (!problem.empty()) {
     ::unlink(temporary.c_str());
-  }
-  if (err) {
     state_->remove();
-    throw Error(errno_text("writing the session record " + path_, err),
-                "free space in (or fix the permissions of) " + dir + "; nothing runs without a record");
+    throw Error(problem, "free space in (or fix the permissions of) " + dir + "; nothing runs without a record");
   }
 }
 
 std::string SessionRecord::finish(const Receipt& r) {
-  // The receipt is the record's second line, appended in one write; a short write (a full
-  // disk) is cut back off, so the record never holds half a line.
+  // The receipt is the record's second line; a write that stores part of it (a full disk) is
+  // cut back off, so the record never holds half a line.
   std::string line = dump_line(receipt_json(r)) + "\n";
+  const std::string context = "appending the receipt to " + path_;
   struct stat before {};
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-  int err = fd < 0 ? errno : 0;
-  if (fd >= 0 && ::fstat(fd, &before) != 0) err = errno;
-  if (!err) {
-    ssize_t n = ::write(fd, line.data(), line.size());
-    if (n != static_cast<ssize_t>(line.size())) err = n < 0 ? errno : ENOSPC;
-    if (err) {
+  std::string cause = fd < 0 ? errno_text(context, errno) : "";
+  if (fd >= 0 && ::fstat(fd, &before) != 0) cause = errno_text(context, errno);
+  if (cause.empty()) {
+    cause = write_all(fd, line, context);
+    if (!cause.empty()) {
       int ignored = ::ftruncate(fd, before.st_size);
       (void)ignored;
     }
   }
-  if (fd >= 0 && ::close(fd) != 0 && !err) err = errno;
-  if (!err) {
+  if (fd >= 0 && ::close(fd) != 0 && cause.empty()) cause = errno_text(context, errno);
+  if (cause.empty()) {
     state_->remove();
     return "";
   }
-  std::string cause = errno_text("appending the receipt to " + path_, err);
   state_->note_receipt_failed(r.outcome.exit_code, cause);
   return cause;
 }

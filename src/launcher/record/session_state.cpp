@@ -12,6 +12,7 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/record/record_file.h"
 
 namespace cordon {
@@ -71,18 +72,21 @@ StateFile::StateFile(const std::string& dir, const std::string& id) : path_(stat
   // sweep never sees it unlocked (it would take it for crashed): made unnamed (O_TMPFILE) and
   // linked in; where the filesystem cannot, made as "<id>.new" and renamed (the sweep removes
   // an unlocked one after a minute).
-  const std::string text = padded(kRunning);
-  auto lock_and_write = [&] {
-    return ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0 &&
-           ::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+  const std::string context = "writing the session state file " + path_;
+  // Each failure names its own call's errno (a short write sets none).
+  auto lock_and_write = [&]() -> std::string {
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) return errno_text(context, errno);
+    return write_all(fd_.get(), padded(kRunning), context);  // a new file: at offset 0
   };
   const std::string fix = "make " + dir +
                           " writable by this user (and free space there); nothing runs without a record";
   fd_.reset(::open(live_dir(dir).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (fd_.valid()) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());
-    if (!lock_and_write() || ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) != 0)
-      throw Error(errno_text("writing the session state file " + path_, errno), fix);
+    std::string problem = lock_and_write();
+    if (problem.empty() && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+      problem = errno_text(context, errno);
+    if (!problem.empty()) throw Error(problem, fix);
     return;
   }
   if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
@@ -90,10 +94,11 @@ StateFile::StateFile(const std::string& dir, const std::string& id) : path_(stat
   const std::string fresh = live_dir(dir) + "/" + id + kNewSuffix;
   fd_.reset(::open(fresh.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd_.valid()) throw Error(errno_text("creating the session state file " + fresh, errno), fix);
-  if (!lock_and_write() || ::rename(fresh.c_str(), path_.c_str()) != 0) {
-    int err = errno;
+  std::string problem = lock_and_write();
+  if (problem.empty() && ::rename(fresh.c_str(), path_.c_str()) != 0) problem = errno_text(context, errno);
+  if (!problem.empty()) {
     ::unlink(fresh.c_str());
-    throw Error(errno_text("writing the session state file " + path_, err), fix);
+    throw Error(problem, fix);
   }
 }
 

@@ -10,6 +10,8 @@
 #include "common/error.h"
 #include "common/json_codec.h"
 #include "common/process_start.h"
+#include "common/text.h"
+#include "common/unique_fd.h"
 #include "common/utc_time.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/network/pasta.h"
@@ -48,13 +50,13 @@ std::string remove_pasta_dir(const std::string& id, std::vector<std::string>& re
 }
 
 bool append_line(const std::string& path, const Json& document, std::string* problem) {
-  std::string line = dump_line(document) + "\n";
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-  int err = fd < 0 ? errno : 0;
-  if (!err && ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) err = errno ? errno : EIO;
-  if (fd >= 0) ::close(fd);
-  if (err && problem) *problem = errno_text("appending to " + path, err);
-  return !err;
+  const std::string context = "appending to " + path;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  // The errno of the call that failed: a short write sets none.
+  const std::string failed = fd.valid() ? write_all(fd.get(), dump_line(document) + "\n", context)
+                                        : errno_text(context, errno);
+  if (!failed.empty() && problem) *problem = failed;
+  return failed.empty();
 }
 
 // The workspace audit the killed launcher could not run (workspace/foothold_audit.h), from its manifest.

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/workspace/footholds.h"
 #include "launcher/workspace/git_config_filter.h"
@@ -114,14 +115,16 @@ class Auditor {
     const char* tmp = ".cordon-config.tmp";
     ::unlinkat(dir_fd, tmp, 0);
     UniqueFd out(::openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0666));
-    bool written = out.valid() && ::write(out.get(), scan.filtered.data(), scan.filtered.size()) ==
-                                      static_cast<ssize_t>(scan.filtered.size());
-    if (written && ::geteuid() == 0 && ::fchown(out.get(), st.st_uid, st.st_gid) != 0) written = false;
+    // The errno of the call that failed (a short write sets none).
+    const std::string context = "rewriting " + workspace_ + "/" + rel;
+    std::string failed = out.valid() ? write_all(out.get(), scan.filtered, context) : errno_text(context, errno);
+    if (failed.empty() && ::geteuid() == 0 && ::fchown(out.get(), st.st_uid, st.st_gid) != 0)
+      failed = errno_text(context, errno);
     out.reset();
-    std::string to = written ? move(rel, false) : "";
+    std::string to = failed.empty() ? move(rel, false) : "";
     if (to.empty() || ::renameat(dir_fd, tmp, dir_fd, file) != 0) {
       ::unlinkat(dir_fd, tmp, 0);
-      if (!written) problems.push_back(errno_text("rewriting " + workspace_ + "/" + rel, errno));
+      if (!failed.empty()) problems.push_back(failed);
       if (to.empty()) return;
     }
     std::string lost;

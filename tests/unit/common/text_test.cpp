@@ -1,4 +1,12 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 
 #include "common/text.h"
 
@@ -51,6 +59,51 @@ TEST(ReadFile, BoundedByLimit) {
   ASSERT_TRUE(head);
   EXPECT_EQ(*head, "Name");
   EXPECT_NE(read_text_file("/proc/self/status").find("Pid:"), std::string::npos);
+}
+
+// In a child whose file size limit is 100 bytes (SIGXFSZ ignored): the first write stores
+// 100 of 1000 bytes without an errno, the next fails with EFBIG. The message names that call's
+// errno and how much was written, never the errno an earlier call left (EEXIST here).
+TEST(WriteAll, APartialWriteGoesOnAndTheFailingCallSaysWhy) {
+  char name[] = "/tmp/cordon-write-all-XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{100, 100};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    errno = EEXIST;
+    const std::string problem = write_all(fd, std::string(1000, 'x'), "writing f");
+    ssize_t ignored = ::write(ends[1], problem.data(), problem.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(ends[1]);
+  char buffer[256] = {};
+  const ssize_t n = ::read(ends[0], buffer, sizeof buffer - 1);
+  ::close(ends[0]);
+  ::waitpid(child, nullptr, 0);
+  ::close(fd);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0),
+            "writing f: File too large (100 of 1000 bytes written)");
+  struct stat st {};
+  EXPECT_EQ(::stat(name, &st), 0);
+  EXPECT_EQ(st.st_size, 100);
+  ::unlink(name);
+}
+
+TEST(WriteAll, WritesEverythingOrNamesTheErrno) {
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(null, 0);
+  EXPECT_EQ(write_all(null, std::string(100000, 'x'), "writing n"), "");
+  ::close(null);
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(full, 0);
+  EXPECT_EQ(write_all(full, "abc", "writing f"), "writing f: No space left on device (0 of 3 bytes written)");
+  ::close(full);
 }
 
 TEST(Utf8SequenceLength, WellFormedSequencesOnly) {
