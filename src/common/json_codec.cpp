@@ -111,7 +111,35 @@ std::vector<std::string> bytes_array_from_json(const Json& value) {
 
 std::string dump_line(const Json& document) { return document.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
+namespace {
+
+// True when arrays and objects in `text` nest deeper than `limit` (brackets in strings are text).
+bool nested_deeper_than(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<Json> parse_json(std::string_view text, std::string* problem) {
+  if (nested_deeper_than(text, kMaxJsonDepth)) {
+    if (problem) *problem = "not JSON: nested deeper than " + std::to_string(kMaxJsonDepth);
+    return std::nullopt;
+  }
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::exception& e) {

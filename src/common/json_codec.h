@@ -35,7 +35,13 @@ std::vector<std::string> bytes_array_from_json(const Json& value);
 // the command that reports it.
 std::string dump_line(const Json& document);
 
-// Parses one JSON document; nullopt with *problem when the text is not JSON.
+// How deep arrays and objects may nest in a document parse_json reads: nlohmann's parser and
+// serializer recurse, and 100000 nested brackets overflow the stack. cordon's own documents
+// nest a few levels; an agent's state file (fs/home_audit.h) a few more.
+inline constexpr size_t kMaxJsonDepth = 512;
+
+// Parses one JSON document; nullopt with *problem when the text is not JSON, or nests arrays
+// and objects deeper than kMaxJsonDepth.
 std::optional<Json> parse_json(std::string_view text, std::string* problem);
 
 // True when `document` is an object with "format": format and "version" of major version

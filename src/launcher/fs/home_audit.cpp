@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/text.h"
@@ -84,6 +86,66 @@ std::vector<std::string> tokens_of(const std::string& pointer) {
   return tokens;
 }
 
+std::string unescape_token(const std::string& token) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[++i] == '0' ? '~' : '/';
+      continue;
+    }
+    out += token[i];
+  }
+  return out;
+}
+
+// `doc` at `pointer` (object keys only, as collect() makes them) set to `value`. A container
+// on the way that is not an object (the session may have made it a string or an array)
+// becomes one: the launch value comes back whatever the session left there.
+void set_at(Json& doc, const std::string& pointer, const Json& value) {
+  Json* node = &doc;
+  for (const auto& token : tokens_of(pointer)) {
+    if (!node->is_object()) *node = Json::object();
+    node = &(*node)[unescape_token(token)];
+  }
+  *node = value;
+}
+
+// One file's entry of the snapshot as snapshot_control_keys writes it: "pointers" an array of
+// strings, "values" an object keyed by JSON pointers. The snapshot is read back like a record,
+// every type checked: nullopt for any other shape.
+struct SnapshotEntry {
+  std::vector<std::string> pointers;
+  Json values;
+};
+
+std::optional<SnapshotEntry> snapshot_entry(const Json& entry) {
+  if (!entry.is_object() || !entry.contains("pointers") || !entry["pointers"].is_array() || !entry.contains("values") ||
+      !entry["values"].is_object())
+    return std::nullopt;
+  SnapshotEntry out{{}, entry["values"]};
+  for (const auto& pointer : entry["pointers"]) {
+    if (!pointer.is_string() || pointer.get<std::string>().rfind('/', 0) != 0) return std::nullopt;
+    out.pointers.push_back(pointer.get<std::string>());
+  }
+  for (const auto& [pointer, value] : out.values.items())
+    if (pointer.rfind('/', 0) != 0) return std::nullopt;
+  return out;
+}
+
+// The snapshot's files in the order it lists them; nullopt when it is not what
+// snapshot_control_keys writes.
+std::optional<std::vector<std::pair<std::string, SnapshotEntry>>> snapshot_entries(const std::string& text) {
+  std::optional<Json> files = parse_json(text, nullptr);
+  if (!files || !files->is_object()) return std::nullopt;
+  std::vector<std::pair<std::string, SnapshotEntry>> entries;
+  for (const auto& [path, entry] : files->items()) {
+    std::optional<SnapshotEntry> e = snapshot_entry(entry);
+    if (!e) return std::nullopt;
+    entries.emplace_back(path, std::move(*e));
+  }
+  return entries;
+}
+
 std::vector<std::string> changed_pointers(const Json& before, const Json& after) {
   std::vector<std::string> changed;
   for (const auto& [pointer, value] : after.items())
@@ -108,7 +170,7 @@ Json with_control_keys(Json doc, const std::vector<std::string>& pointers, const
     Json& parent = doc.at(p.parent_pointer());
     if (parent.is_object()) parent.erase(p.back());
   }
-  for (const auto& [pointer, value] : launch_values.items()) doc[Json::json_pointer(pointer)] = value;
+  for (const auto& [pointer, value] : launch_values.items()) set_at(doc, pointer, value);
   return doc;
 }
 
@@ -120,9 +182,9 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
   for (const auto& k : keys) {
     struct stat st {};
     std::optional<std::string> text = read_no_follow(home + "/" + k.file, &st);
-    Json doc = text ? Json::parse(*text, nullptr, false) : Json::object();
-    if (doc.is_discarded()) return home + "/" + k.file + " is not JSON at launch: its control keys are not kept";
-    files[home + "/" + k.file] = {{"pointers", k.pointers}, {"values", control_key_values(doc, k.pointers)}};
+    std::optional<Json> doc = text ? parse_json(*text, nullptr) : Json::object();
+    if (!doc) return home + "/" + k.file + " is not JSON at launch: its control keys are not kept";
+    files[home + "/" + k.file] = {{"pointers", k.pointers}, {"values", control_key_values(*doc, k.pointers)}};
   }
   const std::string path = snapshot_path(sessions_dir, id);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -136,22 +198,24 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
   struct stat sst {};
   std::optional<std::string> text = read_no_follow(snapshot, &sst);
   if (!text) return audit;  // a profile without control keys, or a launch that never got this far
-  Json files = Json::parse(*text, nullptr, false);
-  if (!files.is_object()) {
+  const std::optional<std::vector<std::pair<std::string, SnapshotEntry>>> entries = snapshot_entries(*text);
+  if (!entries) {
     audit.problems.push_back(snapshot + " is unreadable: the agent's control keys were not checked");
     return audit;
   }
-  for (const auto& [path, entry] : files.items()) {
-    std::vector<std::string> pointers = entry.value("pointers", std::vector<std::string>{});
-    const Json launch = entry.value("values", Json::object());
+  for (const auto& [path, entry] : *entries) {
+    const std::vector<std::string>& pointers = entry.pointers;
+    const Json& launch = entry.values;
     struct stat st {};
     std::optional<std::string> now_text = read_no_follow(path, &st);
     if (!now_text) continue;  // removed during the session: nothing of it will run
-    Json doc = Json::parse(*now_text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
+    // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
+    std::optional<Json> parsed = parse_json(*now_text, nullptr);
+    if (!parsed || !parsed->is_object()) {
       audit.problems.push_back(path + " is not a JSON object after the session: its control keys were not checked");
       continue;
     }
+    Json& doc = *parsed;
     const std::vector<std::string> changed = changed_pointers(launch, control_key_values(doc, pointers));
     if (changed.empty()) continue;
     const std::string quarantine = state_dir_of(sessions_dir) + "/quarantine";

@@ -62,15 +62,15 @@ EgressDecisions parse_decisions(const std::string& jsonl) {
   std::istringstream lines(jsonl);
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
-    Json entry = Json::parse(line, nullptr, false);
-    if (!is_decision(entry)) {
+    std::optional<Json> entry = parse_json(line, nullptr);
+    if (!entry || !is_decision(*entry)) {
       ++d.unreadable;
       continue;
     }
-    if (entry["allowed"].get<bool>()) ++d.allowed;
-    else if (is_denied(entry)) ++d.denied;
+    if ((*entry)["allowed"].get<bool>()) ++d.allowed;
+    else if (is_denied(*entry)) ++d.denied;
     else ++d.failed;
-    keep_or_sum(d, std::move(entry), line.size());
+    keep_or_sum(d, std::move(*entry), line.size());
   }
   return d;
 }

@@ -119,6 +119,20 @@ TEST(JsonCodec, AVersionOutOfRangeIsAFormatErrorNotAConversion) {
   EXPECT_TRUE(check_format(Json::parse(R"({"format":"f","version":2e0})"), "f", 2, &problem)) << problem;
 }
 
+// nlohmann's parser and serializer recurse: 100000 nested brackets overflowed the stack. A
+// document nested deeper than kMaxJsonDepth is not JSON here.
+TEST(JsonCodec, NestingDeeperThanTheBoundIsNotJson) {
+  std::string problem;
+  const std::string fine = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_json(fine, &problem)) << problem;
+  const std::string deep = std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  EXPECT_FALSE(parse_json(deep, &problem));
+  EXPECT_NE(problem.find("nested deeper than"), std::string::npos) << problem;
+  EXPECT_FALSE(parse_json("{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}", &problem));
+  // Brackets inside strings are text, not nesting.
+  EXPECT_TRUE(parse_json("[\"" + std::string(100000, '[') + "\\\"\"]", &problem)) << problem;
+}
+
 // Integers are read only where they fit: an unsigned value above LLONG_MAX is not a long long.
 TEST(JsonCodec, AnIntegerMemberIsReadOnlyWhereItFits) {
   EXPECT_EQ(integer_member(Json::parse(R"({"n":-5})"), "n"), -5);

@@ -37,6 +37,21 @@ TEST(HomeAudit, RestoresLaunchValuesAndDropsAddedKeys) {
   EXPECT_EQ(fixed["projects"]["/p"], Json::parse(R"({"k":1})"));
 }
 
+// The session writes the file: a control key's container turned into a scalar (or an array)
+// must not stop its launch values from coming back. Before, nlohmann threw out_of_range
+// ("unresolved reference token") out of the teardown, and the added server stayed.
+TEST(HomeAudit, AContainerTheSessionTurnedIntoAScalarCannotStopTheRestore) {
+  const std::vector<std::string> pointers = {"/mcpServers", "/projects/*/mcpServers"};
+  Json launch = Json::parse(R"({"/mcpServers":{},"/projects/~1a/mcpServers":{"m":1}})");
+  for (const char* after : {R"({"projects":"x","mcpServers":{"evil":1}})", R"({"projects":[1],"mcpServers":{"evil":1}})",
+                            R"({"projects":{"/a":7},"mcpServers":{"evil":1}})"}) {
+    Json fixed;
+    ASSERT_NO_THROW(fixed = with_control_keys(Json::parse(after), pointers, launch)) << after;
+    EXPECT_EQ(fixed["mcpServers"], Json::object()) << after;
+    EXPECT_EQ(fixed["projects"]["/a"]["mcpServers"], Json::parse(R"({"m":1})")) << after;
+  }
+}
+
 class HomeAuditFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -75,6 +90,35 @@ TEST_F(HomeAuditFiles, OtherAgentsHaveNoControlKeysAndAMissingSnapshotIsNothing)
   FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
   EXPECT_TRUE(audit.items.empty());
   EXPECT_TRUE(audit.problems.empty());
+}
+
+// cordon writes the snapshot, but it is read back as a record: any other shape is a problem
+// named in the receipt, never an exception out of the teardown (or the sweep, every launch).
+TEST_F(HomeAuditFiles, AMistypedSnapshotIsAProblemNotAnException) {
+  const std::string file = base_ + "/home/.claude.json";
+  std::ofstream(file) << R"({"mcpServers":{"a":1}})";
+  for (const std::string entry : {R"("x")", R"({"pointers":"x","values":{}})", R"({"pointers":[1],"values":{}})",
+                                   R"({"pointers":["/mcpServers"],"values":[]})",
+                                   R"({"pointers":["/mcpServers"],"values":{"no-slash":1}})"}) {
+    std::ofstream(base_ + "/state/sessions/S1.control-keys", std::ios::trunc) << "{\"" << file << "\":" << entry << "}";
+    FootholdAudit audit;
+    ASSERT_NO_THROW(audit = restore_control_keys(base_ + "/state/sessions", "S1")) << entry;
+    ASSERT_EQ(audit.problems.size(), 1U) << entry;
+    EXPECT_NE(audit.problems[0].find("S1.control-keys is unreadable"), std::string::npos) << audit.problems[0];
+  }
+}
+
+// A session's file nested 100000 deep overflowed nlohmann's recursion (SIGSEGV in the
+// launcher's teardown, then in every sweep): it is refused before it is parsed.
+TEST_F(HomeAuditFiles, ADeeplyNestedFileIsAProblemNotACrash) {
+  const std::string file = base_ + "/home/.claude.json";
+  std::ofstream(file) << R"({"mcpServers":{}})";
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  std::ofstream(file, std::ios::trunc) << R"({"mcpServers":{"evil":1},"x":)" << std::string(100000, '[')
+                                       << std::string(100000, ']') << "}";
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
+  ASSERT_EQ(audit.problems.size(), 1U);
+  EXPECT_NE(audit.problems[0].find("is not a JSON object after the session"), std::string::npos) << audit.problems[0];
 }
 
 }  // namespace
