@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "battery/check.h"
 #include "battery/sys.h"
 #include "common/limit_keys.h"
+#include "common/text.h"
 
 namespace cordon::battery {
 namespace {
@@ -37,8 +39,8 @@ std::string value_of(const std::string& file) { return trim(read_file(file).valu
 
 // The file holds a number no higher than `limit` ("max" and unreadable are not).
 bool within(const std::string& file, unsigned long long limit) {
-  std::string value = value_of(file);
-  return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos && std::stoull(value) <= limit;
+  const std::optional<unsigned long long> value = parse_unsigned(value_of(file));
+  return value && *value <= limit;
 }
 
 // The limit file a budget reads back from: whichever of the v2 and v1 names this cgroup has.
@@ -96,9 +98,15 @@ Outcome check_resource_budgets(const Context& c) {
     auto eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = entry.substr(0, eq);
-    const unsigned long long intended = std::stoull(entry.substr(eq + 1));
     const LimitKey* limit = find_recorded_limit_key(key);
     if (!limit || limit->kind == LimitKind::WallClock) continue;  // wall clock: kept outside
+    // The session file's value: one that is no number is a problem here, not an exception.
+    const std::optional<unsigned long long> number = parse_unsigned(entry.substr(eq + 1));
+    if (!number) {
+      problems.push_back(entry + ": the intended value is not a number");
+      continue;
+    }
+    const unsigned long long intended = *number;
     if (limit->kind == LimitKind::Rlimit) {
       rlimit now{};
       ::getrlimit(limit->resource, &now);

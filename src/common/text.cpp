@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +73,27 @@ std::string write_all(int fd, std::string_view bytes, const std::string& context
   }
   return "";
 }
+
+namespace {
+
+template <typename T>
+std::optional<T> parse_decimal(std::string_view text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  // from_chars takes no '+' and no space; a '-' only for a signed T.
+  if (text.empty() || text[0] == '+') return std::nullopt;
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<unsigned long long> parse_unsigned(std::string_view text) {
+  return parse_decimal<unsigned long long>(text);
+}
+
+std::optional<long long> parse_signed(std::string_view text) { return parse_decimal<long long>(text); }
 
 std::string trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";

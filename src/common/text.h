@@ -37,6 +37,12 @@ size_t utf8_sequence_length(std::string_view text, size_t at);
 // cursor, set a title or write to the clipboard of whoever reads it.
 std::string terminal_safe(std::string_view text);
 
+// `text` as a decimal number when it is nothing but digits (a leading '-' for the signed one)
+// and fits; nullopt otherwise. For numbers read back from files and records: std::stoull
+// throws on them, atoll is undefined on an overflow.
+std::optional<unsigned long long> parse_unsigned(std::string_view text);
+std::optional<long long> parse_signed(std::string_view text);
+
 // `text` without leading and trailing whitespace (space, tab, CR, LF, VT, FF).
 std::string trim(std::string_view text);
 

@@ -49,8 +49,9 @@ std::string limit_text(const std::string& entry) {
   auto eq = entry.find('=');
   if (eq == std::string::npos) return entry;
   const std::string key = entry.substr(0, eq), value = entry.substr(eq + 1);
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return entry;
-  unsigned long long v = std::stoull(value);
+  const std::optional<unsigned long long> number = parse_unsigned(value);  // a session file's: shown as written
+  if (!number) return entry;
+  const unsigned long long v = *number;
   if (key == kCoreLimit.name && v == 0) return "no core dumps";
   const LimitKey* limit = find_recorded_limit_key(key);
   if (!limit) return entry;

@@ -132,8 +132,11 @@ std::optional<ReceiptNote> receipt_failed_note(int fd) {
   if (text.rfind(kReceiptFailed, 0) != 0) return std::nullopt;
   text = text.substr(std::strlen(kReceiptFailed));
   text = text.substr(0, text.find('\n'));  // "EXIT CAUSE"
+  // An exit status that is no number that fits was not written by note_receipt_failed.
+  const std::optional<long long> exit_code = parse_signed(text.substr(0, text.find(' ')));
+  if (!exit_code) return std::nullopt;
   ReceiptNote note;
-  note.exit_code = std::atoll(text.c_str());
+  note.exit_code = *exit_code;
   note.cause = text.substr(std::min(text.size(), text.find(' ') + 1));
   return note;
 }

@@ -31,6 +31,14 @@ TEST(Status, BudgetsAreShownInUnits) {
   EXPECT_EQ(json["limits"]["values"], Json::parse(R"({"pids_max":512})"));
 }
 
+// The values come from the session file (inside the sandbox) or a record: one that is not a
+// number that fits is shown as written, never thrown on (std::stoull's out_of_range).
+TEST(Status, ALimitValueThatIsNoNumberIsShownAsWritten) {
+  std::string out;
+  ASSERT_NO_THROW(out = render_status(view_with_limits({"nofile=99999999999999999999999", "pids_max=1x"})));
+  EXPECT_NE(out.find("nofile=99999999999999999999999, pids_max=1x"), std::string::npos) << out;
+}
+
 TEST(Status, FirstLineNamesADisabledJail) {
   StatusView v = view_with_limits({});
   EXPECT_EQ(render_status(v).find("NOT CONFINED"), std::string::npos);

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <limits>
 
 #include "common/text.h"
 
@@ -104,6 +105,18 @@ TEST(WriteAll, WritesEverythingOrNamesTheErrno) {
   ASSERT_GE(full, 0);
   EXPECT_EQ(write_all(full, "abc", "writing f"), "writing f: No space left on device (0 of 3 bytes written)");
   ::close(full);
+}
+
+TEST(ParseDecimal, DigitsThatFitOnly) {
+  EXPECT_EQ(parse_unsigned("0"), 0u);
+  EXPECT_EQ(parse_unsigned("18446744073709551615"), 18446744073709551615ull);
+  EXPECT_EQ(parse_unsigned("18446744073709551616"), std::nullopt);
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1x", "0x10", "1e3"})
+    EXPECT_EQ(parse_unsigned(bad), std::nullopt) << bad;
+  EXPECT_EQ(parse_signed("-9223372036854775808"), std::numeric_limits<long long>::min());
+  EXPECT_EQ(parse_signed("9223372036854775808"), std::nullopt);
+  EXPECT_EQ(parse_signed("137"), 137);
+  EXPECT_EQ(parse_signed("+1"), std::nullopt);
 }
 
 TEST(Utf8SequenceLength, WellFormedSequencesOnly) {

@@ -93,6 +93,28 @@ TEST_F(Records, AReceiptFailureIsNotedInPlace) {
   EXPECT_EQ(fs::file_size(state_file_path(dir_, id)), 512u);  // written once, at full size
 }
 
+// A note whose exit status is no number that fits was not written by cordon (atoll was
+// undefined on it): not a note, so the session counts as crashed and the sweep closes it.
+TEST_F(Records, ANoteWithAnExitStatusOutOfRangeIsNoNote) {
+  for (const char* text : {"receipt-failed 99999999999999999999999 cause\n", "receipt-failed x7 cause\n",
+                           "receipt-failed  cause\n", "receipt-failed 7x cause\n"}) {
+    const std::string path = dir_ + "/note";
+    std::ofstream(path, std::ios::trunc) << text;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    EXPECT_FALSE(receipt_failed_note(fd)) << text;
+    ::close(fd);
+  }
+  const std::string path = dir_ + "/note";
+  std::ofstream(path, std::ios::trunc) << "receipt-failed 137 appending: No space left on device\n";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::optional<ReceiptNote> note = receipt_failed_note(fd);
+  ::close(fd);
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->exit_code, 137);
+  EXPECT_EQ(note->cause, "appending: No space left on device");
+}
+
 TEST_F(Records, AFifoInPlaceOfAStateFileIsUnreadableNeverRunning) {
   const std::string id = "20261201T131821Z-00000003";
   fs::create_directories(live_dir(dir_));
