@@ -100,6 +100,19 @@ TEST_F(ConfigRefusals, UnderRunTheSameRefusalExits125) {
   EXPECT_EQ(r.err.rfind("cordon: error: " + config_ + ":4:13: filesystem.writable: ", 0), 0u) << r.err;
 }
 
+// Every refusal prints as one line and its fix as another, whatever it echoes: a --limit
+// value (a usage error), a --workspace that is not the file's (a launch refusal, 125 from
+// argv too).
+TEST_F(ConfigRefusals, ARefusalEchoingACommandLineValueIsOneLineToo) {
+  RunResult usage = cordon("[network]\nmode = \"host\"\n", "argv", {"--limit", "nofile\n\x1b[2J=1"});
+  EXPECT_EQ(usage.exit_code, kExitConfigError) << usage.err;
+  EXPECT_EQ(usage.err.rfind("cordon: error: --limit nofile\\x0a\\x1b[2J=1: expected NAME=NUMBER", 0), 0u) << usage.err;
+  RunResult r = cordon("[network]\nmode = \"host\"\n", "argv", {"--workspace", "/nonexistent/a\nb\x1b[2J"});
+  EXPECT_EQ(r.exit_code, kExitLaunchRefused) << r.err;
+  EXPECT_EQ(r.err.rfind("cordon: error: workspace /nonexistent/a\\x0ab\\x1b[2J does not exist\ncordon:   fix: ", 0), 0u)
+      << r.err;
+}
+
 // A file toml++ 3.3.0 cannot read safely (its whitespace table reaches `unreachable` on
 // U+FEC0, which EF BB 80, a byte order mark's lookalike, encodes) is refused before it reads it.
 TEST_F(ConfigRefusals, ABrokenByteOrderMarkIsAConfigurationError) {

@@ -12,6 +12,7 @@
 
 #include "common/build_config.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/commands/argv.h"
 #include "launcher/commands/doctor.h"
 #include "launcher/commands/shim.h"
@@ -266,11 +267,13 @@ int cli_main(int argc, char** argv) {
     refuse_config_override(c.config_path, kTestBuild);
     return dispatch(c, blocked);
   } catch (const Error& e) {
-    std::fprintf(stderr, "cordon: error: %s\n", e.what());
-    if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", e.fix().c_str());
+    // A refusal is one line and its fix another, whatever path or value they echo: a newline
+    // or an ESC sequence in it reaches the terminal as \xNN.
+    std::fprintf(stderr, "cordon: error: %s\n", terminal_safe(e.what()).c_str());
+    if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", terminal_safe(e.fix()).c_str());
     return refusal_status(c, e.exit_code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cordon: internal error: %s\n", e.what());
+    std::fprintf(stderr, "cordon: internal error: %s\n", terminal_safe(e.what()).c_str());
     return kExitLaunchRefused;
   }
 }
