@@ -1,5 +1,6 @@
 #include "common/mountinfo.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/paths.h"
@@ -22,6 +23,12 @@ std::string unescape(const std::string& field) {
     out.push_back(field[i]);
   }
   return out;
+}
+
+// `base` (absolute) with `rest` ("" or "/a/b") below it.
+std::string join_below(const std::string& base, const std::string& rest) {
+  if (rest.empty() || rest == "/") return base;
+  return base == "/" ? rest : base + rest;
 }
 
 bool has_option(const std::string& options, const std::string& name) {
@@ -57,6 +64,7 @@ std::vector<Mount> parse_mountinfo(const std::string& text) {
       }
     if (!separator || !(in >> m.fstype >> m.source)) continue;
     in >> m.super_opts;
+    m.device = devno;
     m.root = unescape(m.root);
     m.mount_point = unescape(m.mount_point);
     m.source = unescape(m.source);
@@ -118,6 +126,29 @@ bool MountTable::has_mount_at_or_below(const std::string& path) const {
   for (const auto& m : mounts_)
     if (path_within(m.mount_point, path) && containing(m.mount_point) == &m) return true;
   return false;
+}
+
+std::vector<std::string> MountTable::names_of(const std::string& path) const {
+  std::vector<std::string> names = {path};
+  const Mount* home = containing(path);
+  if (!home) return names;
+  // Where `path` lies in its filesystem: the mount's subtree, then the rest of the path.
+  const std::string inside = join_below(home->root,
+                                        path.substr(home->mount_point == "/" ? 0 : home->mount_point.size()));
+  for (const Mount* m : visible()) {
+    if (m->device != home->device || !path_within(inside, m->root)) continue;
+    const std::string rest = inside.substr(m->root == "/" ? 0 : m->root.size());
+    std::string name = join_below(m->mount_point, rest);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::vector<const Mount*> MountTable::mounts_below(const std::string& path) const {
+  std::vector<const Mount*> out;
+  for (const Mount* m : visible())
+    if (m->mount_point != path && path_within(m->mount_point, path)) out.push_back(m);
+  return out;
 }
 
 }  // namespace cordon

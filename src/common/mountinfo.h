@@ -12,6 +12,7 @@ namespace cordon {
 struct Mount {
   int id = 0;
   int parent = 0;
+  std::string device;       // the filesystem's "major:minor": one for all of its mounts
   std::string root;         // the mounted subtree of its filesystem ("/" = a whole filesystem)
   std::string mount_point;  // absolute, in this process's root
   std::string mount_opts;   // per-mount options ("ro,nosuid,...")
@@ -34,6 +35,12 @@ class MountTable {
   std::vector<const Mount*> visible() const;
   // True when a visible mount's mount point is `path` or lies below it.
   bool has_mount_at_or_below(const std::string& path) const;
+  // Every name the visible mounts give the directory at `path` (absolute, no symlinks): its own,
+  // and each other mount of the same filesystem whose subtree holds it (a bind mount of the
+  // home elsewhere is the home under another name).
+  std::vector<std::string> names_of(const std::string& path) const;
+  // The visible mounts strictly below `path`: a recursive bind of `path` carries them along.
+  std::vector<const Mount*> mounts_below(const std::string& path) const;
 
  private:
   const Mount* top_of(const Mount* m) const;  // follow mounts stacked on the same point

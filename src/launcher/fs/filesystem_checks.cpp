@@ -15,7 +15,7 @@ void validate_home_entries(const AgentProfile& profile, const HostFacts& f, cons
     const std::string path = f.home + "/" + entry;
     if (!f.exists(path)) continue;
     const std::string real = resolved_or_same(f.real_home_entries, path);
-    if (std::string why = why_not_writable(real, f.home, list); !why.empty() || real == f.home)
+    if (std::string why = why_not_writable_anywhere(real, f, list); !why.empty() || real == f.home)
       throw Error("agent \"" + profile.name + "\" home entry " + path + " resolves to " + real + ", which " +
                       (why.empty() ? "is $HOME" : why) + ": the sandbox could write there",
                   "make " + path + " a directory or file of its own, not a link to it");
@@ -70,6 +70,15 @@ void validate_caches(const HomeConfig& config, const ConfigSource& source, const
   }
 }
 
+// Whether `path` lies in `writable` under one of its other names (a bind mount elsewhere).
+bool lies_in_another_name(const std::string& path, const std::string& writable, const HostFacts& f) {
+  auto names = f.path_names.find(writable);
+  if (names == f.path_names.end()) return false;
+  for (const auto& name : names->second.names)
+    if (path_within(path, name)) return true;
+  return false;
+}
+
 // A mask inside something the sandbox writes cannot hold across sessions: the agent can
 // rename the masked file's parent, and the next session's mask covers nothing.
 void validate_masks(const FilesystemConfig& config, const ConfigSource& source, const HostFacts& f) {
@@ -77,7 +86,7 @@ void validate_masks(const FilesystemConfig& config, const ConfigSource& source, 
   for (const auto& w : config.writable) writable.push_back(resolved_or_same(f.real_writable, w));
   for (size_t i = 0; i < config.masks.size(); ++i) {
     for (const auto& w : writable)
-      if (path_within(config.masks[i], w))
+      if (path_within(config.masks[i], w) || lies_in_another_name(config.masks[i], w, f))
         throw source.error("filesystem.masks", i,
                            "mask " + config.masks[i] + " lies in " + w +
                                ", which the sandbox can write: renaming its parent would defeat the mask",
@@ -96,7 +105,7 @@ void validate_writable(const FilesystemConfig& config, const ConfigSource& sourc
                          "create it or remove it from " + source.file);
     auto resolved = f.real_writable.find(path);
     const std::string& real = resolved != f.real_writable.end() && !resolved->second.empty() ? resolved->second : path;
-    if (std::string why = why_not_writable(real, f.home, protected_list); !why.empty())
+    if (std::string why = why_not_writable_anywhere(real, f, protected_list); !why.empty())
       throw source.error("filesystem.writable", i,
                          "writable path " + path + " " + why + ": the sandbox could write there",
                          "remove it from filesystem.writable in " + source.file);
@@ -107,11 +116,6 @@ void validate_writable(const FilesystemConfig& config, const ConfigSource& sourc
 }
 
 }  // namespace
-
-void refuse_newlines(const std::string& what, const std::string& path) {
-  if (path.find('\n') != std::string::npos)
-    throw Error(what + " path contains a newline: refusing it", "rename the directory");
-}
 
 void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& home, const ConfigSource& source,
                               const AgentProfile& profile, const HostFacts& f,

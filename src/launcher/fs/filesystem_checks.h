@@ -21,7 +21,4 @@ void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& 
                               const AgentProfile& profile, const HostFacts& facts,
                               const std::vector<ProtectedPath>& protected_list);
 
-// Throws cordon::Error when `path` holds a newline (`what`: "home", "writable", ...).
-void refuse_newlines(const std::string& what, const std::string& path);
-
 }  // namespace cordon

@@ -1,5 +1,6 @@
 #include "launcher/inputs/host_facts.h"
 
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,6 +140,14 @@ void gather_identity(const Config& config, const LaunchRequest& request, HostFac
   }
   const passwd* pw = ::getpwuid(f.uid);
   f.user = pw ? pw->pw_name : std::to_string(f.uid);
+  if (pw) {
+    const gid_t primary = pw->pw_gid;
+    const group* gr = ::getgrgid(primary);
+    bool private_group = gr && f.user == gr->gr_name;
+    for (char** member = gr ? gr->gr_mem : nullptr; private_group && member && *member; ++member)
+      private_group = f.user == *member;
+    if (private_group) f.private_group = primary;
+  }
   // $HOME decides which directory is inverted; fall back to the password database.
   const std::string* home_env = f.env_value("HOME");
   f.home = home_env && !home_env->empty() ? *home_env : (pw ? pw->pw_dir : "");
@@ -212,6 +221,29 @@ bool budgets_requested(const Config& config, const LaunchRequest& request) {
   return budgets;
 }
 
+// What the dangerous-path rules decide on besides names (inputs/path_identity.h).
+void gather_path_identities(HostFacts& f) {
+  int err = 0;
+  std::optional<std::string> text = read_file("/proc/self/mountinfo", size_t{16} << 20, &err);
+  if (!text) {
+    f.mounts_unreadable = errno_text("reading /proc/self/mountinfo", err);
+    return;
+  }
+  const MountTable mounts(parse_mountinfo(*text));
+  std::vector<std::string> writable = {f.workspace};
+  for (const auto& [path, real] : f.real_writable) writable.push_back(real);
+  for (const auto& [path, real] : f.real_home_entries) writable.push_back(real);
+  for (const auto& path : writable)
+    if (!path.empty() && !f.path_names.count(path)) f.path_names.emplace(path, path_names(mounts, path));
+  std::vector<std::string> identified = writable;
+  for (const auto& [path, names] : f.path_names)
+    for (const auto& submount : names.submounts) identified.push_back(submount.names.front());
+  for (const std::string& protect :
+       {f.home, f.account_home, state_dir_of(sessions_dir(f)), f.libexec_dir, f.launcher_dir})
+    identified.push_back(protect);
+  note_identities(identified, f.path_ids);
+}
+
 }  // namespace
 
 HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) {
@@ -221,6 +253,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   gather_git_identity(f);
   gather_namespaces(f);
   f.last_verify = read_last_verify(sessions_dir(f));
+  gather_path_identities(f);
   for (int fd = 2; fd >= 0; --fd) {
     if (auto device = terminal_device(fd)) {
       f.terminal_fds |= 1U << fd;

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/network_facts.h"
+#include "launcher/inputs/path_identity.h"
 #include "launcher/inputs/root_view.h"
 #include "launcher/inputs/workspace_tree.h"
 
@@ -38,6 +40,9 @@ struct ControlEntryFact {
 struct HostFacts {
   uid_t uid = 0;
   gid_t gid = 0;
+  // The account's private group (named as the user, no other member listed): group write on
+  // it reaches nobody else (fs/loose_permissions.h). nullopt: the group is shared, or unknown.
+  std::optional<gid_t> private_group;
   std::string user;
   std::string home;
   // The account's own home (the password database's) when $HOME names another directory
@@ -55,6 +60,12 @@ struct HostFacts {
   std::map<std::string, std::string> real_writable;         // filesystem.writable entries, symlinks resolved
   std::map<std::string, std::string> real_home_entries;     // the profiles' existing home entries, resolved
   std::map<std::string, ControlEntryFact> control_entries;  // the profiles' control entries, by path
+  // The workspace's, the writable paths' and the home entries' other names and the writable
+  // mounts below them, by resolved path; the identities of those and of the home, cordon's
+  // directories and their ancestors (inputs/path_identity.h).
+  std::map<std::string, PathNames> path_names;
+  std::map<std::string, FileId> path_ids;
+  std::string mounts_unreadable;  // why /proc/self/mountinfo could not be read ("" = it was)
   // [home] caches entry -> its directory in cordon's store, made at launch ("" = not made).
   std::map<std::string, std::string> cache_sources;
   std::string git_user_name;  // from the host's git config, if any

@@ -31,6 +31,11 @@ void validate(const Config& config, const LaunchRequest& request, const AgentPro
     throw Error("bubblewrap (bwrap) is not installed",
                 "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
   check_workspace(config, request, [&] { refuse_unusable_workspace(f); });
+  if (!f.mounts_unreadable.empty())
+    throw Error(f.mounts_unreadable +
+                    ": cordon decides from the mount table whether a writable path is the home "
+                    "(or a system tree) under another name",
+                "mount /proc in this environment (bwrap needs it too)");
   if (f.home.empty() || f.home == "/" || !f.is_dir(f.home))
     throw Error("home directory \"" + terminal_safe(f.home) + "\" is missing or is /: the home inversion needs one",
                 "set HOME to an existing directory other than /");
@@ -112,6 +117,7 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
 SandboxPlan assemble_plan(SandboxSections s) {
   const network::NetworkSection net = network::network_section(s.network);
   SandboxPlan plan;
+  plan.permission_roots = permission_roots(s.filesystem.mounts);
   RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), generated_files(s, net), kFirstDataFd);
   mounts.files[1].content = serialize_session(s.intent);
   // A mode whose launch stage finishes after the fork keeps the command at the gate; only

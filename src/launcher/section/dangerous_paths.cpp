@@ -1,5 +1,6 @@
 #include "launcher/section/dangerous_paths.h"
 
+#include "common/error.h"
 #include "common/paths.h"
 
 namespace cordon {
@@ -34,6 +35,62 @@ std::string why_not_writable(const std::string& path, const std::string& home,
       return "lies in " + p.what + " (" + p.path + ")";
   }
   return "";
+}
+
+namespace {
+
+// `path`'s identity against each protected path and each of its parents.
+std::string why_by_identity(const std::string& path, const HostFacts& f, const std::vector<ProtectedPath>& list) {
+  auto id = f.path_ids.find(path);
+  if (id == f.path_ids.end()) return "";
+  for (const auto& p : list) {
+    for (std::string at = p.path; !at.empty(); at = parent_dir(at)) {
+      auto other = f.path_ids.find(at);
+      if (other != f.path_ids.end() && other->second == id->second && at != path)
+        return (at == p.path ? "is " : "contains ") + p.what + " (" + p.path + ") under another name";
+      if (at == "/") break;
+    }
+  }
+  return "";
+}
+
+// Under each of its names, then by identity.
+std::string why_directory(const std::string& path, const std::vector<std::string>& names, const HostFacts& f,
+                          const std::vector<ProtectedPath>& list) {
+  for (const auto& name : names)
+    if (std::string why = why_not_writable(name, f.home, list); !why.empty())
+      return name == path ? why : why + " under another name (" + name + ", the same directory)";
+  return why_by_identity(path, f, list);
+}
+
+}  // namespace
+
+std::string why_not_writable_anywhere(const std::string& path, const HostFacts& f,
+                                      const std::vector<ProtectedPath>& protected_list) {
+  auto known = f.path_names.find(path);
+  const PathNames names = known != f.path_names.end() ? known->second : PathNames{{path}, {}};
+  std::vector<ProtectedPath> home_only;
+  for (const auto& p : protected_list)
+    if (p.path == f.home || p.path == f.account_home) home_only.push_back(p);
+  if (std::string why = why_directory(path, names.names, f, protected_list); !why.empty()) return why;
+  for (const auto& submount : names.submounts) {
+    const std::string& at = submount.names.front();
+    // A writable mount below it comes along writable: it may not be what `path` may not be.
+    if (!submount.read_only) {
+      if (std::string why = why_directory(at, submount.names, f, protected_list); !why.empty())
+        return "has a writable mount at " + at + " that " + why;
+      continue;
+    }
+    // A read-only one is harmless unless it shows the home the sandbox must not see.
+    if (std::string why = why_directory(at, submount.names, f, home_only); !why.empty())
+      return "has a mount at " + at + " that " + why + ": the sandbox could read your home through it";
+  }
+  return "";
+}
+
+void refuse_newlines(const std::string& what, const std::string& path) {
+  if (path.find('\n') != std::string::npos)
+    throw Error(what + " path contains a newline: refusing it", "rename the directory");
 }
 
 }  // namespace cordon

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher/inputs/host_facts.h"
+
 namespace cordon {
 
 struct ProtectedPath {
@@ -26,5 +28,16 @@ std::vector<ProtectedPath> protected_paths(const std::string& home, const std::s
 // home under /var/lib), never in cordon's own directories.
 std::string why_not_writable(const std::string& path, const std::string& home,
                              const std::vector<ProtectedPath>& protected_list);
+
+// why_not_writable for `path` by identity, not only by name: under every other name the
+// host's mounts give it (facts.path_names), by the kernel's identity against the protected
+// paths and their parents (facts.path_ids), and for each writable mount below it, which a
+// recursive bind carries into the sandbox. "" when it may be bound read-write. Pure.
+std::string why_not_writable_anywhere(const std::string& path, const HostFacts& facts,
+                                      const std::vector<ProtectedPath>& protected_list);
+
+// Refuses a path holding a newline: the mount table, the session file and the records are
+// line-based, and a name that breaks a line could forge one. `what`: "workspace", "writable".
+void refuse_newlines(const std::string& what, const std::string& path);
 
 }  // namespace cordon

@@ -25,12 +25,11 @@ void refuse_unusable_workspace(const HostFacts& f) {
 }
 
 void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedPath>& protected_list) {
-  if (std::string why = why_not_writable(f.workspace, f.home, protected_list); !why.empty())
+  if (std::string why = why_not_writable_anywhere(f.workspace, f, protected_list); !why.empty())
     throw Error("workspace " + terminal_safe(f.workspace) + " " + why + ": the sandbox could write there",
                 "use a project directory as the workspace (for example ~/src/app), not a system or shared "
                 "directory, $HOME or one of its parents, or cordon's own directories");
-  if (f.workspace.find('\n') != std::string::npos)
-    throw Error("workspace path contains a newline: refusing it", "rename the directory");
+  refuse_newlines("workspace", f.workspace);
 }
 
 WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts) {
