@@ -163,7 +163,8 @@ std::string v2_sharing_problem(const Budget& budget) {
          ", so cgroup v2 cannot enable " + budget.controller + " for a session cgroup";
 }
 
-SessionCgroup::SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id) {
+SessionCgroup::SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id, pid_t companion)
+    : companion_(companion) {
   try {
     create(budgets, session_id);
   } catch (const Error& e) {
@@ -258,6 +259,8 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
     throw Error(
         errno_text("moving the launcher into " + move.leaf_dir, err),
         "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)");
+  // Its keeper too (gone already, there is nothing to move: ESRCH).
+  if (companion_ > 0) write_value(move.leaf_dir + "/cgroup.procs", std::to_string(companion_));
   for (const auto& controller : missing) {
     if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller)) {
       size_t others = members(parent).size();
@@ -316,6 +319,7 @@ CgroupFinish SessionCgroup::clean_up() {
     for (const auto& controller : move.enabled)
       write_value(move.parent_dir + "/cgroup.subtree_control", "-" + controller);
     int err = write_value(move.parent_dir + "/cgroup.procs", std::to_string(::getpid()));
+    if (!err && companion_ > 0) write_value(move.parent_dir + "/cgroup.procs", std::to_string(companion_));
     if (!err) err = remove_dir(move.leaf_dir);
     if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + move.parent_dir, err));
   }
@@ -325,6 +329,18 @@ CgroupFinish SessionCgroup::clean_up() {
   v2_dir_fd_.reset();
   return report;
 }
+
+namespace {
+
+bool holds_this_process(const std::string& dir) {
+  std::istringstream procs(read_text_file(dir + "/cgroup.procs"));
+  const long self = ::getpid();
+  for (long pid = 0; procs >> pid;)
+    if (pid == self) return true;
+  return false;
+}
+
+}  // namespace
 
 CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, const std::string& session_id) {
   CgroupFinish report;
@@ -340,6 +356,9 @@ CgroupFinish sweep_session_cgroups(const std::vector<std::string>& parent_dirs, 
     // The crashed launcher's own v2 leaf: empty now that it is gone. The controllers it may
     // have enabled in the parent stay enabled (harmless; another session may be using them).
     const std::string leaf = parent + "/cordon-launcher-" + session_id;
+    // The session keeper (record/session_keeper.h) sweeping from inside that leaf: it empties
+    // when the keeper exits, and the next sweep removes it.
+    if (::access(leaf.c_str(), F_OK) == 0 && holds_this_process(leaf)) continue;
     if (::access(leaf.c_str(), F_OK) == 0) {
       if (int err = remove_dir(leaf))
         report.problems.push_back(errno_text("removing the launcher's cgroup " + leaf, err));

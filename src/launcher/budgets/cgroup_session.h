@@ -46,7 +46,10 @@ class SessionCgroup : public LaunchStage {
   // Creates "<parent>/cordon-<session_id>" for every hierarchy that carries a budget, writes
   // the settings and reads them back. Throws cordon::Error (with everything it made removed
   // again) when any step fails.
-  SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id);
+  // `companion` (-1: none), the launcher's session keeper (record/session_keeper.h), moves
+  // with the launcher into and out of its v2 leaf: left in the parent, it would keep the
+  // controllers from being enabled there.
+  SessionCgroup(const std::vector<Budget>& budgets, const std::string& session_id, pid_t companion = -1);
   ~SessionCgroup() override;  // best effort when finish() was not called: kill, remove, undo
   SessionCgroup(const SessionCgroup&) = delete;
   SessionCgroup& operator=(const SessionCgroup&) = delete;
@@ -78,6 +81,7 @@ class SessionCgroup : public LaunchStage {
 
   std::vector<SessionDir> dirs_;
   std::vector<LauncherMove> moves_;
+  pid_t companion_ = -1;
   // The child only opens and writes these.
   std::vector<std::string> v1_tasks_files_;
   std::string v2_procs_file_;

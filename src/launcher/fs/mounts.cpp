@@ -257,4 +257,14 @@ std::vector<std::string> writable_paths(const std::vector<MountStep>& mounts) {
   return writable;
 }
 
+std::vector<PermissionRoot> permission_roots(const std::vector<MountStep>& mounts) {
+  std::vector<PermissionRoot> roots;
+  for (const MountStep& m : mounts) {
+    if (m.role == MountRole::HomeEntry || m.role == MountRole::Cache) roots.push_back({m.source, true});
+    // Its git dirs are found and walked at teardown; the rest of the project is the operator's.
+    if (m.role == MountRole::Workspace) roots.push_back({m.source, false});
+  }
+  return roots;
+}
+
 }  // namespace cordon

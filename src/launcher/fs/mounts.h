@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/fs/loose_permissions.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/section/section.h"
@@ -41,6 +42,10 @@ RenderedMounts render_mounts(std::vector<MountStep> mounts, std::vector<DataFile
 
 // The host paths the steps bind read-write by descriptor, in order (render_mounts' writable).
 std::vector<std::string> writable_paths(const std::vector<MountStep>& mounts);
+
+// What a teardown tightens (fs/loose_permissions.h): the host side of the agent's state
+// entries and caches, whole, and the workspace's own directory.
+std::vector<PermissionRoot> permission_roots(const std::vector<MountStep>& mounts);
 
 // The host path a configured path binds: its resolved form when gathered, else itself.
 std::string resolved_or_same(const std::map<std::string, std::string>& resolved, const std::string& path);

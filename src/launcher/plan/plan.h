@@ -58,7 +58,8 @@ struct SandboxPlan {
   std::vector<BoundPath> bound_paths;  // opened and checked by the launcher, bound by descriptor
   IsolationSection isolation;          // the filter compiled to BPF at kSeccompFd, the session's init
   EnvList env;
-  std::vector<std::string> writable;  // host paths bound read-write
+  std::vector<std::string> writable;             // host paths bound read-write
+  std::vector<PermissionRoot> permission_roots;  // tightened after the session (fs/loose_permissions.h)
   std::string workspace;
   std::string chdir;
   std::string agent;

@@ -22,8 +22,10 @@
 #include "common/text.h"
 #include "common/utc_time.h"
 #include "launcher/fs/home_audit.h"
+#include "launcher/inputs/workspace_tree.h"
 #include "launcher/record/tool_versions.h"
 #include "launcher/seccomp/policy.h"
+#include "launcher/workspace/footholds.h"
 
 namespace cordon {
 namespace {
@@ -73,7 +75,8 @@ Json launcher_json() {
           {"boot_id", bytes_json(boot_id())}};
 }
 
-Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
+Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan,
+                   const PermissionBaseline& permissions) {
   const std::string config_text = config.file_found ? read_text_file(config.source.file) : "";
   std::vector<std::string> env_names;
   for (const auto& [name, value] : plan.env) env_names.push_back(name);
@@ -93,6 +96,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"writable", bytes_array_json(plan.writable)},
       {"workspace_protected", bytes_array_json(plan.intent.workspace_protected)},
       {"workspace_protect_absent", bytes_array_json(plan.intent.workspace_protect_absent)},
+      {"permissions", permission_baseline_json(permissions)},
       {"env_names", bytes_array_json(env_names)},
       {"bwrap_argv", bytes_array_json(plan.argv)},
       {"seccomp_rules_digest",
@@ -178,6 +182,46 @@ FootholdAudit audit_session_workspace(const std::string& id, const std::string& 
   return audit;
 }
 
+Json permission_baseline_json(const PermissionBaseline& b) {
+  Json roots = Json::array();
+  for (const auto& root : b.roots) roots.push_back({{"path", bytes_json(root.path)}, {"recursive", root.recursive}});
+  return {{"since_ns", b.since_ns},
+          {"private_group", b.private_group ? Json(*b.private_group) : Json(nullptr)},
+          {"roots", roots}};
+}
+
+std::optional<PermissionBaseline> permission_baseline_from(const Json& manifest) {
+  if (!manifest.is_object() || !manifest.contains("permissions")) return std::nullopt;
+  const Json& p = manifest["permissions"];
+  const std::optional<long long> since = integer_member(p, "since_ns");
+  if (!since || !p.contains("roots") || !p["roots"].is_array()) return std::nullopt;
+  PermissionBaseline b;
+  b.since_ns = *since;
+  if (const std::optional<long long> group = integer_member(p, "private_group");
+      group && *group >= 0 && *group <= 0xfffffffeLL)
+    b.private_group = static_cast<gid_t>(*group);
+  try {
+    for (const auto& root : p["roots"]) {
+      if (!root.is_object() || !root.contains("path") || !root.contains("recursive") || !root["recursive"].is_boolean())
+        return std::nullopt;
+      b.roots.push_back({bytes_from_json(root["path"]), root["recursive"].get<bool>()});
+    }
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return b;
+}
+
+FootholdAudit audit_session_permissions(PermissionBaseline baseline, const std::string& workspace) {
+  // The git dirs as they are now: one the session made is walked too.
+  if (!workspace.empty() && workspace[0] == '/')
+    for (const GitDir& dir : workspace_git_dirs(workspace, WorkspaceTree(workspace)))
+      baseline.roots.push_back({workspace + "/" + dir.rel, true});
+  FootholdAudit audit = reset_loose_permissions(baseline);
+  print_audit(audit, permission_line, "the permission audit: ");
+  return audit;
+}
+
 FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id) {
   FootholdAudit audit = restore_control_keys(sessions_dir, id);
   print_audit(audit, control_key_line, "the home audit: ");
@@ -206,6 +250,7 @@ Json receipt_json(const Receipt& r) {
         {"cgroups_removed", bytes_array_json(r.cgroups_removed)}}},
       {"workspace_audit", workspace_audit_json(r.footholds)},
       {"home_audit", workspace_audit_json(r.home_keys)},
+      {"permissions_audit", workspace_audit_json(r.permissions)},
       {"egress", r.egress ? *r.egress : Json(nullptr)},
   };
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
@@ -223,7 +268,7 @@ std::string new_session_id() {
 
 SessionRecord::SessionRecord(const std::string& id, const Config& config, const HostFacts& facts,
                              const SandboxPlan& plan)
-    : id_(id) {
+    : id_(id), permissions_(permission_baseline(plan.permission_roots, facts.private_group)) {
   const std::string dir = sessions_dir(facts);
   make_private_dirs(dir);
   path_ = dir + "/" + id_ + ".json";
@@ -237,7 +282,7 @@ SessionRecord::SessionRecord(const std::string& id, const Config& config, const 
                 "make " + dir + " writable by this user; nothing runs without a record");
   // Each failure names its own call's errno: a short write sets none, and an earlier call's
   // (a mkdir's EEXIST) would be a wrong reason.
-  const std::string line = dump_line(manifest_json(id_, config, facts, plan)) + "\n";
+  const std::string line = dump_line(manifest_json(id_, config, facts, plan, permissions_)) + "\n";
   std::string problem = write_all(fd, line, "writing the session record " + temporary);
   if (::close(fd) != 0 && problem.empty()) problem = errno_text("writing the session record " + temporary, errno);
   if (problem.empty() && ::rename(temporary.c_str(), path_.c_str()) != 0)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json_codec.h"
+#include "launcher/fs/loose_permissions.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
@@ -33,6 +34,7 @@ struct Receipt {
   std::string launch_error;                    // set when the launch was refused or failed
   FootholdAudit footholds;                     // the teardown audit of the workspace (workspace/foothold_audit.h)
   FootholdAudit home_keys;                     // control keys of the agent's state files restored (fs/home_audit.h)
+  FootholdAudit permissions;                   // what the session left writable for others, tightened
   std::optional<Json> egress;                  // network.mode = "allowlist": the proxy's decisions
 };
 
@@ -49,6 +51,14 @@ FootholdAudit audit_session_workspace(const std::string& id, const std::string& 
                                       const std::vector<std::string>& protected_paths,
                                       const std::vector<std::string>& protect_absent);
 
+// The manifest's "permissions" member, and back (nullopt: absent or not of that shape).
+Json permission_baseline_json(const PermissionBaseline& baseline);
+std::optional<PermissionBaseline> permission_baseline_from(const Json& manifest);
+
+// Tightens what the session left writable for other users (fs/loose_permissions.h) below the
+// baseline's roots and the workspace's git dirs as they are now, and prints one line per item.
+FootholdAudit audit_session_permissions(PermissionBaseline baseline, const std::string& workspace);
+
 class SessionRecord {
  public:
   // Creates and locks the session's state file (session_state.h), then writes the manifest
@@ -62,9 +72,11 @@ class SessionRecord {
 
   const std::string& id() const { return id_; }
   const std::string& path() const { return path_; }
+  const PermissionBaseline& permissions() const { return permissions_; }
 
  private:
   std::string id_;
+  PermissionBaseline permissions_;  // taken before the manifest is written, so before the sandbox runs
   std::string path_;
   std::unique_ptr<StateFile> state_;
 };

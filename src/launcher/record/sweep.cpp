@@ -1,6 +1,7 @@
 #include "launcher/record/sweep.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,8 +76,22 @@ FootholdAudit audit_crashed_workspace(const std::string& id, const std::optional
   }
 }
 
+// The permission audit the killed launcher could not run (fs/loose_permissions.h), from its manifest.
+FootholdAudit audit_crashed_permissions(const std::optional<Json>& manifest) {
+  std::optional<PermissionBaseline> baseline = manifest ? permission_baseline_from(*manifest) : std::nullopt;
+  if (!baseline) return {};
+  std::string workspace;
+  try {
+    if (manifest->contains("workspace")) workspace = bytes_from_json((*manifest)["workspace"]);
+  } catch (const Error&) {
+    // unreadable: the state entries are still walked, the workspace's git dirs are not
+  }
+  return audit_session_permissions(std::move(*baseline), workspace);
+}
+
 Json crash_receipt(const std::vector<std::string>& removed, const std::vector<std::string>& problems,
-                   const std::vector<std::string>& temp_dirs, const FootholdAudit& audit, const FootholdAudit& home) {
+                   const std::vector<std::string>& temp_dirs, const FootholdAudit& audit, const FootholdAudit& home,
+                   const FootholdAudit& permissions) {
   Json receipt{
       {"ended", nullptr},
       {"launch_error", nullptr},
@@ -91,6 +106,7 @@ Json crash_receipt(const std::vector<std::string>& removed, const std::vector<st
         {"cgroups_removed", bytes_array_json(removed)}}},
       {"workspace_audit", workspace_audit_json(audit)},
       {"home_audit", workspace_audit_json(home)},
+      {"permissions_audit", workspace_audit_json(permissions)},
       {"crashed",
        {{"detected", utc_now()}, {"swept_by_pid", ::getpid()}, {"temp_dirs_removed", bytes_array_json(temp_dirs)}}}};
   return {{"format", kReceiptFormat}, {"version", kRecordVersion}, {"receipt", receipt}};
@@ -141,7 +157,9 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   report.problems += static_cast<int>(problems.size());
   const FootholdAudit audit = audit_crashed_workspace(id, record.manifest);
   const FootholdAudit home = audit_session_home(dir, id);
-  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit, home), &problem))
+  const FootholdAudit permissions = audit_crashed_permissions(record.manifest);
+  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit, home, permissions),
+                   &problem))
     return "session " + id + ": " + problem;
   ::unlink(state_file_path(dir, id).c_str());
   std::string line = "session " + id + " crashed (its launcher died without a receipt); swept";
@@ -151,6 +169,8 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   if (!audit.items.empty())
     line += "; workspace audit: " + std::to_string(audit.items.size()) + " item(s), named above";
   if (!home.items.empty()) line += "; home audit: " + std::to_string(home.items.size()) + " item(s), named above";
+  if (!permissions.items.empty())
+    line += "; permissions tightened: " + std::to_string(permissions.items.size()) + " item(s), named above";
   return line;
 }
 
@@ -201,6 +221,28 @@ SweepReport sweep_crashed_sessions(const std::string& dir) {
     report.lines.push_back(sweep_one(dir, id, lock.get(), report));
     ++report.swept;
   }
+  return report;
+}
+
+SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms) {
+  SweepReport report;
+  UniqueFd lock;
+  for (int waited = 0; waited <= wait_ms; waited += 2) {
+    if (::access(state_file_path(dir, id).c_str(), F_OK) != 0) {
+      // Never made, finished, or swept already; or died while making it (its lock not yet taken).
+      const std::string making = live_dir(dir) + "/" + id + kNewSuffix;
+      UniqueFd fd(::open(making.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+      if (fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0 && ::unlink(making.c_str()) == 0)
+        report.lines.push_back("session " + id + ": its launcher died while making its state file (removed)");
+      return report;
+    }
+    lock = lock_if_launcher_gone(dir, id);
+    if (lock.valid()) break;
+    ::usleep(2000);
+  }
+  if (!lock.valid()) return report;
+  report.lines.push_back(sweep_one(dir, id, lock.get(), report));
+  ++report.swept;
   return report;
 }
 

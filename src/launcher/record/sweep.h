@@ -20,6 +20,11 @@ struct SweepReport {
 // could only leave a note, the exit status it noted) is appended, the state file removed.
 SweepReport sweep_crashed_sessions(const std::string& dir);
 
+// Sweeps the one session `id` as sweep_crashed_sessions would, once its state file's lock is
+// free (its launcher and the session's last processes gone), waiting for that at most
+// `wait_ms`. The report is empty when the session is not there, is complete, or stayed locked.
+SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms);
+
 // The ids of sessions a sweep would close, without sweeping (for `cordon doctor`).
 std::vector<std::string> crashed_session_ids(const std::string& dir);
 

@@ -29,6 +29,7 @@
 #include "launcher/process/child_process.h"
 #include "launcher/process/exec_setup.h"
 #include "launcher/process/session_init.h"
+#include "launcher/process/spared_children.h"
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
@@ -117,25 +118,10 @@ void throw_child_report(const std::string& report) {
   throw Error(report.substr(0, newline), newline == std::string::npos ? "" : report.substr(newline + 1));
 }
 
-// The launcher's remaining children: as child subreaper, every process of the session that
-// outlived its parent ends up here.
-std::vector<pid_t> remaining_children() {
-  std::vector<pid_t> out;
-  const std::string self = std::to_string(::getpid());
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return out;
-  while (dirent* entry = ::readdir(proc)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    std::string stat = read_text_file(std::string("/proc/") + entry->d_name + "/stat");
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string state, ppid;
-    fields >> state >> ppid;
-    if (ppid == self) out.push_back(static_cast<pid_t>(std::stoi(entry->d_name)));
-  }
-  ::closedir(proc);
-  return out;
+// True when every child left is one the launcher keeps on purpose (process/spared_children.h).
+bool only_spared_children_left() {
+  const std::vector<pid_t> children = children_of_this_process();
+  return std::all_of(children.begin(), children.end(), is_spared_child);
 }
 
 // Reaps what the sandbox left reparented to the launcher, waiting a bounded moment for the
@@ -152,10 +138,12 @@ std::vector<std::string> reap_survivors() {
     while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {
     }
     if (r < 0 && errno == ECHILD) return {};  // none left
+    if (only_spared_children_left()) return {};
     ::usleep(100);
   }
   std::vector<std::string> survivors;
-  for (pid_t pid : remaining_children()) {
+  for (pid_t pid : children_of_this_process()) {
+    if (is_spared_child(pid)) continue;
     std::string comm = read_text_file("/proc/" + std::to_string(pid) + "/comm");
     if (!comm.empty() && comm.back() == '\n') comm.pop_back();
     survivors.push_back("pid " + std::to_string(pid) + " (" + comm + ")");

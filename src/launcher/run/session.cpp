@@ -17,6 +17,7 @@
 #include "launcher/network/network_plan.h"
 #include "launcher/plan/visibility.h"
 #include "launcher/record/manifest.h"
+#include "launcher/record/session_keeper.h"
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
@@ -99,10 +100,25 @@ void keep_control_keys(const HostFacts& facts, const std::string& id, const Sand
 
 // After the sandbox is gone: what it could write that a host tool would run (workspace/foothold_audit.h),
 // and the agent's control keys it changed (fs/home_audit.h).
-void audit_after_session(const HostFacts& facts, const std::string& id, const SandboxPlan& plan, Receipt& receipt) {
-  receipt.footholds = audit_session_workspace(id, plan.intent.workspace, plan.intent.workspace_protected,
+// Then what it left writable for other users (fs/loose_permissions.h).
+void audit_after_session(const HostFacts& facts, const SessionRecord& record, const SandboxPlan& plan,
+                         Receipt& receipt) {
+  receipt.footholds = audit_session_workspace(record.id(), plan.intent.workspace, plan.intent.workspace_protected,
                                               plan.intent.workspace_protect_absent);
-  receipt.home_keys = audit_session_home(sessions_dir(facts), id);
+  receipt.home_keys = audit_session_home(sessions_dir(facts), record.id());
+  receipt.permissions = audit_session_permissions(record.permissions(), plan.intent.workspace);
+}
+
+// TEST-ONLY (compiled only with -DCORDON_TEST_HOOKS=ON): the tests of the second line (the
+// next launch's sweep, `cordon sessions gc`) and the controls of the keeper's own tests launch
+// without it. A release build always starts it.
+bool without_keeper([[maybe_unused]] const HostFacts& facts) {
+#ifdef CORDON_TEST_HOOKS
+  const std::string* off = facts.env_value("CORDON_TEST_NO_SESSION_KEEPER");
+  return off && *off == "1";
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -117,6 +133,10 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan
+  // Closes the session at once if this launcher dies before its receipt (record/session_keeper.h):
+  // started before the session's state file exists, so no moment of it is left uncovered.
+  std::optional<SessionKeeper> keeper;
+  if (!without_keeper(facts)) keeper.emplace(sessions_dir(facts), id);
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
@@ -131,13 +151,14 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   };
   // The agent's control keys in its state files, as they are before the session can touch them.
   keep_control_keys(facts, record.id(), plan);
-  auto audit_workspace = [&] { audit_after_session(facts, record.id(), plan, receipt); };
+  auto audit_workspace = [&] { audit_after_session(facts, record, plan, receipt); };
   try {
     // The session's cgroup is made (limits written and read back) before anything forks; the
     // forked child joins it first, before the jail's namespaces.
     std::vector<LaunchStage*> stages;
     if (!plan.limits.cgroup_budgets.empty()) {
-      budgets = std::make_unique<cgroup::SessionCgroup>(plan.limits.cgroup_budgets, record.id());
+      budgets = std::make_unique<cgroup::SessionCgroup>(plan.limits.cgroup_budgets, record.id(),
+                                                        keeper ? keeper->pid() : -1);
       stages.push_back(budgets.get());
     }
     if (network_stage) stages.push_back(network_stage);
@@ -147,6 +168,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     finish_budgets();
     audit_workspace();
     std::string unrecorded = record.finish(receipt);
+    if (keeper) keeper->dismiss();
     if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
     throw;
   }
@@ -158,6 +180,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // A receipt that cannot be written (a full disk) is reported, never a reason to hide the
   // command's own status: the command ran.
   std::string unrecorded = record.finish(receipt);
+  if (keeper) keeper->dismiss();
   if (!unrecorded.empty())
     std::fprintf(stderr, "cordon: the session record is incomplete: %s (the command's exit status is returned)\n",
                  unrecorded.c_str());
