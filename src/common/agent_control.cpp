@@ -6,18 +6,20 @@ namespace cordon {
 
 const std::vector<std::string>& shipped_control_entries(const std::string& agent) {
   // Claude Code: user settings (hooks, MCP servers, permissions), memory, slash commands,
-  // sub-agents, skills, hook scripts, plugins, output styles, and `claude migrate-installer`'s
-  // local install. Codex: config.toml (MCP servers, notify command, profiles), instructions,
+  // sub-agents, skills, hook scripts, plugins, output styles, `claude migrate-installer`'s
+  // local install, and user rules (~/.claude/rules/*.md, loaded like CLAUDE.md). Codex:
+  // config.toml (MCP servers, notify command, profiles), instructions (AGENTS.override.md
+  // takes precedence over AGENTS.md),
   // prompts, exec-policy rules, skills, the packages it unpacks and runs, hooks and plugins.
   // Gemini CLI: settings (MCP servers, tool discovery commands, hooks), memory, commands,
   // extensions, policies, skills and sub-agents.
   static const std::map<std::string, std::vector<std::string>> entries = {
       {"claude",
        {".claude/settings.json", ".claude/CLAUDE.md", ".claude/commands", ".claude/agents", ".claude/skills",
-        ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local"}},
+        ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local", ".claude/rules"}},
       {"codex",
-       {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules", ".codex/skills", ".codex/packages",
-        ".codex/hooks.json", ".codex/plugins"}},
+       {".codex/config.toml", ".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/prompts", ".codex/rules",
+        ".codex/skills", ".codex/packages", ".codex/hooks.json", ".codex/plugins"}},
       {"gemini",
        {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies",
         ".gemini/skills", ".gemini/agents"}},

@@ -110,19 +110,74 @@ void set_at(Json& doc, const std::string& pointer, const Json& value) {
   *node = value;
 }
 
+// The session's version of `path`, kept in STATE/quarantine/SESSION/ for review; "" or why not.
+std::string keep_session_version(const std::string& sessions_dir, const std::string& id, const std::string& path,
+                                 const std::string& text, std::string& kept) {
+  const std::string quarantine = state_dir_of(sessions_dir) + "/quarantine";
+  const std::string dir = quarantine + "/" + id;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ::chmod(quarantine.c_str(), 0700);  // the session's file may hold MCP servers' tokens
+  ::chmod(dir.c_str(), 0700);
+  kept = dir + path.substr(path.rfind('/'));
+  UniqueFd out(::open(kept.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const std::string context = "keep the session's " + path + " in " + kept;
+  return out.valid() ? write_all(out.get(), text, context) : errno_text(context, errno);
+}
+
+// A file whose control keys cannot be checked goes back whole: the session's version to the
+// quarantine, the launch copy in its place (or, absent at launch, no file).
+void restore_whole(FootholdAudit& audit, const std::string& sessions_dir, const std::string& id,
+                   const std::string& path, const std::string& now_text, const std::string& launch_copy,
+                   const struct stat& st) {
+  const std::string unchecked = path + " is not JSON cordon can check after the session";
+  std::string kept;
+  if (std::string failed = keep_session_version(sessions_dir, id, path, now_text, kept); !failed.empty()) {
+    audit.problems.push_back(unchecked + ", and " + failed + ": left as the session wrote it");
+    return;
+  }
+  struct stat cst {};
+  const std::optional<std::string> launch = launch_copy.empty() ? std::optional<std::string>("")
+                                                                : read_no_follow(launch_copy, &cst);
+  std::string failed;
+  if (!launch) failed = "its launch copy " + launch_copy + " is unreadable";
+  else if (launch_copy.empty()) failed = ::unlink(path.c_str()) == 0 ? "" : errno_text("remove " + path, errno);
+  else failed = replace_file(path, *launch, st.st_mode, st.st_uid, st.st_gid);
+  if (!failed.empty()) {
+    audit.problems.push_back(unchecked + ", and " + failed +
+                             ": left as the session wrote it (the session's version is " + kept + ")");
+    return;
+  }
+  audit.items.push_back({"state-file", path, kept,
+                         launch_copy.empty() ? "removed (absent at launch)" : "put back whole as it was at launch"});
+}
+
 // One file's entry of the snapshot as snapshot_control_keys writes it: "pointers" an array of
 // strings, "values" an object keyed by JSON pointers. The snapshot is read back like a record,
 // every type checked: nullopt for any other shape.
 struct SnapshotEntry {
   std::vector<std::string> pointers;
   Json values;
+  std::string launch_copy;     // the file's bytes at launch ("": it was absent)
+  bool launch_checked = true;  // false: not JSON cordon could check at launch
 };
 
 std::optional<SnapshotEntry> snapshot_entry(const Json& entry) {
   if (!entry.is_object() || !entry.contains("pointers") || !entry["pointers"].is_array() || !entry.contains("values") ||
       !entry["values"].is_object())
     return std::nullopt;
-  SnapshotEntry out{{}, entry["values"]};
+  SnapshotEntry out{{}, entry["values"], "", true};
+  if (entry.contains("launch_checked")) {
+    if (!entry["launch_checked"].is_boolean()) return std::nullopt;
+    out.launch_checked = entry["launch_checked"].get<bool>();
+  }
+  if (entry.contains("launch_copy") && !entry["launch_copy"].is_null()) {
+    try {
+      out.launch_copy = bytes_from_json(entry["launch_copy"]);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
   for (const auto& pointer : entry["pointers"]) {
     if (!pointer.is_string() || pointer.get<std::string>().rfind('/', 0) != 0) return std::nullopt;
     out.pointers.push_back(pointer.get<std::string>());
@@ -179,14 +234,28 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
   const auto& keys = shipped_control_keys(agent);
   if (keys.empty()) return "";
   Json files = Json::object();
-  for (const auto& k : keys) {
+  const std::string path = snapshot_path(sessions_dir, id);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const ControlKeys& k = keys[i];
     struct stat st {};
     std::optional<std::string> text = read_no_follow(home + "/" + k.file, &st);
     std::optional<Json> doc = text ? parse_json(*text, nullptr) : Json::object();
-    if (!doc) return home + "/" + k.file + " is not JSON at launch: its control keys are not kept";
-    files[home + "/" + k.file] = {{"pointers", k.pointers}, {"values", control_key_values(*doc, k.pointers)}};
+    // Not JSON cordon can check at launch: any change the session makes puts it back whole.
+    Json entry = {{"pointers", k.pointers},
+                  {"values", doc ? control_key_values(*doc, k.pointers) : Json::object()},
+                  {"launch_checked", doc.has_value()},
+                  {"launch_copy", nullptr}};
+    // The whole file too: what the session leaves may be JSON that cordon cannot check (and
+    // the agent's parser reads anyway); then the file goes back whole.
+    if (text) {
+      const std::string copy = path + "." + std::to_string(i);
+      UniqueFd out(::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (!out.valid()) return errno_text("write " + copy, errno);
+      if (std::string failed = write_all(out.get(), *text, "write " + copy); !failed.empty()) return failed;
+      entry["launch_copy"] = bytes_json(copy);
+    }
+    files[home + "/" + k.file] = std::move(entry);
   }
-  const std::string path = snapshot_path(sessions_dir, id);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd.valid()) return errno_text("write " + path, errno);
   return write_all(fd.get(), files.dump() + "\n", "write " + path);
@@ -211,24 +280,24 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
     if (!now_text) continue;  // removed during the session: nothing of it will run
     // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
     std::optional<Json> parsed = parse_json(*now_text, nullptr);
+    if (!entry.launch_checked) {
+      struct stat cst {};
+      if (read_no_follow(entry.launch_copy, &cst) != now_text)
+        restore_whole(audit, sessions_dir, id, path, *now_text, entry.launch_copy, st);
+      continue;
+    }
     if (!parsed || !parsed->is_object()) {
-      audit.problems.push_back(path + " is not a JSON object after the session: its control keys were not checked");
+      // Not JSON cordon can check (too deep, a number out of range, invalid UTF-8, a lone
+      // surrogate...), yet the agent's own parser may read it and find what the session
+      // planted: the file goes back whole, as it was at launch.
+      restore_whole(audit, sessions_dir, id, path, *now_text, entry.launch_copy, st);
       continue;
     }
     Json& doc = *parsed;
     const std::vector<std::string> changed = changed_pointers(launch, control_key_values(doc, pointers));
     if (changed.empty()) continue;
-    const std::string quarantine = state_dir_of(sessions_dir) + "/quarantine";
-    const std::string dir = quarantine + "/" + id;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    ::chmod(quarantine.c_str(), 0700);  // the session's file may hold MCP servers' tokens
-    ::chmod(dir.c_str(), 0700);
-    const std::string kept = dir + path.substr(path.rfind('/'));
-    UniqueFd out(::open(kept.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-    const std::string context = "keep the session's " + path + " in " + kept;
-    if (std::string failed = out.valid() ? write_all(out.get(), *now_text, context) : errno_text(context, errno);
-        !failed.empty()) {
+    std::string kept;
+    if (std::string failed = keep_session_version(sessions_dir, id, path, *now_text, kept); !failed.empty()) {
       audit.problems.push_back(failed + ": its control keys were left as the session wrote them");
       continue;
     }
@@ -242,11 +311,17 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
     }
     audit.items.push_back({"state-key", path, kept, detail});
   }
+  for (const auto& [path, entry] : *entries)
+    if (!entry.launch_copy.empty()) ::unlink(entry.launch_copy.c_str());
   ::unlink(snapshot.c_str());
   return audit;
 }
 
 std::string control_key_line(const AuditItem& item) {
+  if (item.kind == "state-file")
+    return item.path +
+           " was left as JSON cordon cannot check (the agent may read what the session put there): " + item.detail +
+           "; the session's version is " + item.quarantine;
   return "restored " + item.detail + " in " + item.path +
          " to their values at launch (the agent would run or allow what the session put there): the session's "
          "version is " +

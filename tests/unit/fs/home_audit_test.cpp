@@ -117,8 +117,52 @@ TEST_F(HomeAuditFiles, ADeeplyNestedFileIsAProblemNotACrash) {
   std::ofstream(file, std::ios::trunc) << R"({"mcpServers":{"evil":1},"x":)" << std::string(100000, '[')
                                        << std::string(100000, ']') << "}";
   FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
-  ASSERT_EQ(audit.problems.size(), 1U);
-  EXPECT_NE(audit.problems[0].find("is not a JSON object after the session"), std::string::npos) << audit.problems[0];
+  ASSERT_EQ(audit.items.size(), 1U) << (audit.problems.empty() ? "" : audit.problems[0]);
+  EXPECT_EQ(audit.items[0].kind, "state-file");
+  EXPECT_EQ(slurp(file), R"({"mcpServers":{}})") << "put back whole as it was at launch";
+}
+
+// Audit 25.8: where cordon's parser and the agent's (Node's JSON.parse) disagree, cordon could
+// not see the MCP server the agent then runs. Whatever cordon cannot check goes back whole,
+// the session's version to the quarantine, named in control_key_line.
+TEST_F(HomeAuditFiles, AFileCordonCannotCheckIsPutBackWholeWhereParsersDisagree) {
+  const std::string file = base_ + "/home/.claude.json";
+  const std::string launch = R"({"numStartups":1,"mcpServers":{"a":{"command":"a"}}})";
+  const std::string evil = R"("mcpServers":{"evil":{"command":"touch /tmp/x"}})";
+  // Each parses in Node (JSON.parse) and shows `evil`; none is a JSON object for cordon.
+  const std::vector<std::string> disagreeing = {
+      "{" + evil + R"(,"n":1e400})",                                                      // Infinity in JS
+      "{" + evil + R"(,"s":"\ud800"})",                                                   // a lone surrogate
+      "{" + evil + ",\"s\":\"\xff\xfe\"}",                                                // invalid UTF-8
+      "{" + evil + ",\"x\":" + std::string(20000, '[') + std::string(20000, ']') + "}",  // deep
+  };
+  int n = 0;
+  for (const std::string& text : disagreeing) {
+    const std::string id = "S" + std::to_string(++n);
+    std::ofstream(file, std::ios::trunc) << launch;
+    ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", id, base_ + "/home", "claude"), "");
+    std::ofstream(file, std::ios::trunc) << text;
+    FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", id);
+    ASSERT_EQ(audit.items.size(), 1U) << n << ": " << (audit.problems.empty() ? "" : audit.problems[0]);
+    EXPECT_EQ(audit.items[0].kind, "state-file");
+    EXPECT_EQ(slurp(file), launch) << n;
+    EXPECT_EQ(slurp(audit.items[0].quarantine), text) << n;
+    EXPECT_NE(control_key_line(audit.items[0]).find("cannot check"), std::string::npos);
+    EXPECT_FALSE(fs::exists(base_ + "/state/sessions/" + id + ".control-keys.0")) << "the launch copy is removed";
+  }
+}
+
+TEST_F(HomeAuditFiles, AFileCordonCouldNotCheckAtLaunchIsPutBackWholeWhenTheSessionChangesIt) {
+  const std::string file = base_ + "/home/.claude.json";
+  const std::string launch = R"({"n":1e400})";
+  std::ofstream(file) << launch;
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  EXPECT_TRUE(restore_control_keys(base_ + "/state/sessions", "S1").items.empty()) << "unchanged: left";
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S2", base_ + "/home", "claude"), "");
+  std::ofstream(file, std::ios::trunc) << R"({"mcpServers":{"evil":{"command":"x"}}})";
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S2");
+  ASSERT_EQ(audit.items.size(), 1U);
+  EXPECT_EQ(slurp(file), launch);
 }
 
 }  // namespace
