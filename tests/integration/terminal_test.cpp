@@ -152,6 +152,7 @@ int processes_named_on(const std::string& comm, const std::string& device) {
 
 class Terminal : public LaunchFixture {
  protected:
+  void expect_restored_after_sigkill(bool whole_group);
   void SetUp() override {
     stage("/tmp/cordon-tt-", "/var/tmp/cordon-prefix-");
     if (IsSkipped() || HasFatalFailure()) return;
@@ -283,15 +284,19 @@ TEST_P(Terminal, TheOperatorsTerminalIsRestoredAfterTheSession) {
     EXPECT_NE(tail.find(reset), std::string::npos) << reset << " missing in: " << tail;
 }
 
-// SIGKILL leaves cordon no time to restore anything: the terminal keeper does it.
-TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) {
+// SIGKILL leaves cordon no time to restore anything: the terminal keeper does it, also when the
+// whole process group is killed (the keeper is in a session of its own).
+TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) { expect_restored_after_sigkill(false); }
+TEST_P(Terminal, TheTerminalIsRestoredAfterCordonsWholeProcessGroupIsSigkilled) { expect_restored_after_sigkill(true); }
+
+void Terminal::expect_restored_after_sigkill(bool whole_group) {
   auto t = start({"/bin/sh", "-c", kModesThenWait});
   ASSERT_TRUE(t->read_until("READY")) << t->out();
   ASSERT_FALSE(t->cooked());
   // The keeper holds the operator's terminal while the session runs (what the wait below counts).
   EXPECT_EQ(processes_named_on("cordon-tty", t->device()), 1);
   const size_t before_kill = t->out().size();
-  ::kill(t->pid(), SIGKILL);
+  ::kill(whole_group ? -t->pid() : t->pid(), SIGKILL);
   EXPECT_EQ(t->wait_exit(), 128 + SIGKILL);
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   while (!t->cooked() && Clock::now() < deadline) t->pump(20);

@@ -34,6 +34,10 @@ void write_all(int fd, const std::string& bytes) {
 [[noreturn]] void keep(int terminal_fd, int alive_fd, const termios& saved, int restore_flags,
                        const std::atomic<uint32_t>* modes) {
   ::prctl(PR_SET_NAME, "cordon-tty");
+  // Its own session: a SIGKILL of the launcher's whole process group (kill -9 -PGID, a shell
+  // killing the job) does not reach it. It writes to the terminal through its descriptor,
+  // which needs no controlling terminal.
+  ::setsid();
   // Still in the operator's foreground group when the launcher dies: the terminal's
   // job-control signals must not stop or kill it before it restores, nor the SIGHUP the
   // kernel sends that group when the dead launcher led the terminal's session (a hung-up

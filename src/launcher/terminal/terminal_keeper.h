@@ -4,7 +4,8 @@
 // launcher dies without dismissing it (SIGKILL), the pipe reads end-of-file and the keeper
 // puts back the saved settings and descriptor flags and undoes the modes the filter let
 // through (read from a shared page the relay keeps current), then exits. It is in the
-// launcher's cgroup and process group, ignores the terminal's job-control signals, and never
+// launcher's cgroup but in a session and process group of its own (a SIGKILL of the
+// launcher's group does not reach it), ignores the terminal's job-control signals, and never
 // touches the sandbox.
 #pragma once
 
