@@ -113,6 +113,10 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
   c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
   if (wanted("run")) {
     add_session_options(c.run_cmd, c.run);
+    c.run_cmd->add_flag("--filter-output", c.run.filter_output,
+                        "Put the sandbox's stdout and stderr through the terminal output filter even when they are "
+                        "a pipe or a file (`cordon run --filter-output -- agent | tee log`); without it they pass "
+                        "byte for byte ([terminal] filter_pipes)");
     c.run_cmd->footer(kRunExits);
   }
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
@@ -205,6 +209,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   for (const auto& [cmd, options] : {std::pair{c.run_cmd, &c.run}, std::pair{c.argv_cmd, &c.argv},
                                      std::pair{c.verify_cmd, &c.verify}, std::pair{c.status_cmd, &c.status}})
     if (cmd->parsed()) narrow_network_mode(config, options->network);
+  if (c.run.filter_output) config.terminal.filter_pipes = true;
   if (*c.status_cmd) return status_command(config, c.status);
   if (*c.argv_cmd) {
     print_argv(plan_for(config, facts_for(config, c.argv), c.argv), c.argv.json);
