@@ -16,6 +16,8 @@
 #include "battery/selection.h"
 #include "common/error.h"
 #include "common/intent.h"
+#include "common/print.h"
+#include "common/text.h"
 
 namespace {
 
@@ -31,7 +33,7 @@ const char* kUsage =
     "  --list          list the checks and exit\n";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "cordon-battery: %s\n%s", message.c_str(), kUsage);
+  cordon::print_err("cordon-battery: " + cordon::terminal_safe(message) + "\n" + kUsage);
   return kUsageError;
 }
 
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
     if (arg == "--json") json = true;
     else if (arg == "--list") list = true;
     else if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
+      cordon::print_out(kUsage);
       return 0;
     } else if (arg == "--only" || arg.rfind("--only=", 0) == 0) {
       const char* v = arg == "--only" ? value() : argv[i] + 7;
@@ -66,14 +68,14 @@ int main(int argc, char** argv) {
     }
   }
   if (list) {
-    std::fputs(render_list(all_checks()).c_str(), stdout);
+    cordon::print_out(render_list(all_checks()));
     return 0;
   }
 
   std::string problem;
   auto context = load_context(session_path, session_given, &problem);
   if (!context) {
-    std::fprintf(stderr, "cordon-battery: %s\n", problem.c_str());
+    cordon::print_err("cordon-battery: " + cordon::terminal_safe(problem) + "\n");
     return kUsageError;
   }
   Report report;
@@ -83,8 +85,11 @@ int main(int argc, char** argv) {
     if (only.empty() || only.count(spec.id)) report.results.push_back(run_check(spec, *context));
 
   bool colour = !json && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-  std::string out = json ? render_json(report) : render_plain(report, colour);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  // Details echo what the checks measured (paths, names): the printer escapes them, and adds
+  // the status colours itself.
+  if (json) cordon::print_out(render_json(report));
+  else if (colour) cordon::print_out_highlighted(render_plain(report), status_colours());
+  else cordon::print_out(render_plain(report));
   std::fflush(stdout);
   return report.failed();
 }

@@ -1,6 +1,7 @@
 #include "battery/report.h"
 
 #include "common/json_codec.h"
+#include "common/text.h"
 
 namespace cordon::battery {
 namespace {
@@ -19,17 +20,22 @@ int Report::passed() const {
 
 int Report::failed() const { return static_cast<int>(results.size()) - passed(); }
 
-std::string render_plain(const Report& report, bool colour) {
+std::string render_plain(const Report& report) {
   std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks\n";
   for (const auto& r : report.results) {
     std::string status = std::string("[") + tag(r.status) + "]";
-    if (colour) status = (r.status == Status::Pass ? "\033[32m" : "\033[1;31m") + status + "\033[0m";
-    out += "  " + status + " " + r.id + " " + r.name;
-    if (!r.detail.empty()) out += " \u2014 " + r.detail;
+    // What a check measured may hold any byte: each row stays one line (the printer escapes the rest).
+    out += "  " + status + " " + terminal_safe(r.id) + " " + terminal_safe(r.name);
+    if (!r.detail.empty()) out += " \u2014 " + terminal_safe(r.detail);
     out += "\n";
   }
   out += "  Summary: " + std::to_string(report.passed()) + " PASS / " + std::to_string(report.failed()) + " FAIL\n";
   return out;
+}
+
+const std::vector<Highlight>& status_colours() {
+  static const std::vector<Highlight> colours{{"[PASS]", "32"}, {"[FAIL]", "1;31"}};
+  return colours;
 }
 
 std::string render_json(const Report& report) {

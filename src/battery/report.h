@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "battery/check.h"
+#include "common/print.h"
 
 namespace cordon::battery {
 
@@ -17,8 +18,11 @@ struct Report {
 };
 
 // "cordon-battery: N checks", one row per check, "  Summary: P PASS / F FAIL".
-// `colour` wraps the status tags in ANSI colours (only for a terminal).
-std::string render_plain(const Report& report, bool colour);
+// Uncoloured: on a terminal the printer colours the status tags (status_colours).
+std::string render_plain(const Report& report);
+
+// The status tags' colours on a terminal (common/print.h adds them after escaping the rest).
+const std::vector<Highlight>& status_colours();
 
 // {"format":"cordon-battery","battery":"cordon-battery","version":1,"profile":..,"session_file":..,"checks":[..],"pass":P,"fail":F}
 std::string render_json(const Report& report);

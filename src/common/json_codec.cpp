@@ -109,7 +109,31 @@ std::vector<std::string> bytes_array_from_json(const Json& value) {
   return out;
 }
 
-std::string dump_line(const Json& document) { return document.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump_line(const Json& document) {
+  const std::string text = document.dump(-1, ' ', false, Json::error_handler_t::replace);
+  // nlohmann escapes U+0000..U+001F but writes DEL and the C1 controls (U+0080..U+009F, CSI
+  // among them) as they are; a terminal obeys them. They can only stand inside a string (the
+  // rest of the text is ASCII), where \u00NN is the same character: the document means the
+  // same and holds no control character a terminal would act on.
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c == 0x7f) {
+      out += "\\u007f";
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[next >> 4];
+      out += kHex[next & 0xf];
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 namespace {
 

@@ -32,7 +32,8 @@ std::vector<std::string> bytes_array_from_json(const Json& value);
 
 // One line of JSON text, never throwing: every string cordon puts in a document went through
 // bytes_json, so invalid UTF-8 here is a bug, and it is replaced (U+FFFD) rather than crashing
-// the command that reports it.
+// the command that reports it. DEL and the C1 controls (U+0080..U+009F) are written as
+// \u00NN escapes like the C0 controls: the text is safe on a terminal as it is.
 std::string dump_line(const Json& document);
 
 // How deep arrays and objects may nest in a document parse_json reads: nlohmann's parser and

@@ -14,6 +14,8 @@
 
 #include "common/egress_rules.h"
 #include "common/error.h"
+#include "common/print.h"
+#include "common/text.h"
 #include "egress_proxy/address_policy.h"
 #include "egress_proxy/decision_log.h"
 #include "egress_proxy/options.h"
@@ -54,7 +56,7 @@ int run(int argc, char** argv) {
   using namespace cordon::egress;
   Options options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
   if (options.help) {
-    std::fputs(usage_text().c_str(), stdout);
+    cordon::print_out(usage_text());
     return 0;
   }
   // The proxy needs no privilege it does not already hold; nothing it runs may gain one.
@@ -82,11 +84,11 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const Error& e) {
-    std::fprintf(stderr, "cordon-egress-proxy: %s\n", e.what());
-    if (!e.fix().empty()) std::fprintf(stderr, "  %s\n", e.fix().c_str());
+    cordon::print_err(std::string("cordon-egress-proxy: ") + cordon::terminal_safe(e.what()) + "\n");
+    if (!e.fix().empty()) cordon::print_err("  " + cordon::terminal_safe(e.fix()) + "\n");
     return e.exit_code() == cordon::kExitConfigError ? 64 : e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cordon-egress-proxy: %s\n", e.what());
+    cordon::print_err(std::string("cordon-egress-proxy: ") + cordon::terminal_safe(e.what()) + "\n");
     return cordon::kExitLaunchRefused;
   }
 }

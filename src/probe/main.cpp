@@ -4,6 +4,8 @@
 #include <set>
 
 #include "common/build_config.h"
+#include "common/print.h"
+#include "common/text.h"
 #include "probe/context.h"
 #include "probe/probe.h"
 #include "probe/report.h"
@@ -15,19 +17,19 @@ int main(int argc, char** argv) {
   std::string error;
   auto options = parse_options(argc, argv, &error);
   if (!options) {
-    std::fprintf(stderr, "cordon-probe: %s\n%s", error.c_str(), usage_text().c_str());
+    cordon::print_err("cordon-probe: " + cordon::terminal_safe(error) + "\n" + usage_text());
     return kExitUsage;
   }
   if (options->help) {
-    std::fputs(usage_text().c_str(), stdout);
+    cordon::print_out(usage_text());
     return kExitOk;
   }
   if (options->version) {
-    std::printf("cordon-probe %s\n", cordon::build::kVersion);
+    cordon::printf_out("cordon-probe %s\n", cordon::build::kVersion);
     return kExitOk;
   }
   if (options->list) {
-    std::fputs(render_list(options->json).c_str(), stdout);
+    cordon::print_out(render_list(options->json));
     return kExitOk;
   }
   if (options->selftest) return run_selftest();
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto& p : all_probes()) known |= id == p.id;
     if (!known) {
-      std::fprintf(stderr, "cordon-probe: --only: no probe %s (see --list)\n", id.c_str());
+      cordon::print_err("cordon-probe: --only: no probe " + cordon::terminal_safe(id) + " (see --list)\n");
       return kExitUsage;
     }
   }
@@ -50,7 +52,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::vector<ProbeResult> results = run_probes(ctx, selected);
   Summary summary = summarize(results, ctx.options.checks_passed.value_or(0));
-  std::fputs((ctx.options.json ? render_json(ctx, results, summary) : render_text(results, summary)).c_str(), stdout);
+  cordon::print_out(ctx.options.json ? render_json(ctx, results, summary) : render_text(results, summary));
   std::fflush(stdout);
   return summary.exit_code;
 }

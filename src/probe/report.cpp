@@ -5,6 +5,7 @@
 
 #include "common/build_config.h"
 #include "common/json_codec.h"
+#include "common/text.h"
 
 namespace cordon::probe {
 namespace {
@@ -63,7 +64,9 @@ Summary summarize(const std::vector<ProbeResult>& results, int checks_passed) {
 std::string render_text(const std::vector<ProbeResult>& results, const Summary& s) {
   std::string out = "cordon-probe: " + std::to_string(results.size()) + " probes\n";
   for (const auto& r : results)
-    out += std::string("  [") + verdict_word(r.verdict) + "] " + r.id + " " + r.name + " \u2014 " + r.evidence + "\n";
+    // Evidence echoes what a probe met (paths, names): each row stays one line.
+    out += std::string("  [") + verdict_word(r.verdict) + "] " + r.id + " " + r.name + " \u2014 " +
+           terminal_safe(r.evidence) + "\n";
   out += "Adversarial summary: " + std::to_string(s.blocked) + " BLOCKED / " + std::to_string(s.escaped) +
          " ESCAPED / " + std::to_string(s.inconclusive) + " INCONCLUSIVE\n";
   out += s.result_line + "\n";

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "common/env_names.h"
+#include "common/print.h"
+#include "common/text.h"
 #include "probe/internal.h"
 #include "probe/net.h"
 #include "probe/probe.h"
@@ -23,7 +25,7 @@ class Expectations {
  public:
   void operator()(bool ok, const std::string& what) {
     if (ok) return;
-    std::printf("selftest FAILED: %s\n", what.c_str());
+    print_out("selftest FAILED: " + terminal_safe(what) + "\n");
     ++failures_;
   }
   int failures() const { return failures_; }
@@ -105,7 +107,7 @@ int run_selftest() {
   expect_summaries(expect);
   expect_registry(expect);
   const int failures = expect.failures();
-  std::printf("selftest: %s (%d failure%s)\n", failures ? "FAILED" : "ok", failures, failures == 1 ? "" : "s");
+  printf_out("selftest: %s (%d failure%s)\n", failures ? "FAILED" : "ok", failures, failures == 1 ? "" : "s");
   return failures ? kExitSelftestFailed : 0;
 }
 

@@ -15,6 +15,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -368,6 +369,57 @@ TEST_P(Terminal, WithoutATerminalNothingIsRelayed) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("no-terminal"), std::string::npos) << r.out;
   EXPECT_TRUE(last_receipt()["terminal"].is_null()) << last_receipt().dump();
+}
+
+// Output on pipes (README, docs/terminal.md#pipes): by default every byte passes, binary and
+// escape sequences alike; with --filter-output (or [terminal] filter_pipes) stdout and stderr
+// go through the output filter, and what it passes (text, colours) arrives intact.
+constexpr const char* kPipedOutput =
+    "import sys\n"
+    "sys.stdout.buffer.write(b'out\\x1b]52;c;cHduZWQ=\\x07-\\x1b]0;evil\\x07-\\x1b[31mred\\x1b[0m-\\x00\\xff-end\\n')\n"
+    "sys.stderr.buffer.write(b'err\\x1b]52;c;cHduZWQ=\\x07-\\x1b[1mbold\\x1b[0m-end\\n')\n";
+
+TEST_P(Terminal, ByDefaultPipedOutputPassesByteForByte) {
+  RunResult r = run(cordon_run({"/usr/bin/python3", "-c", kPipedOutput}), as_who());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  static constexpr char kRaw[] = "out\x1b]52;c;cHduZWQ=\x07-\x1b]0;evil\x07-\x1b[31mred\x1b[0m-\x00\xff-end\n";
+  EXPECT_NE(r.out.find(std::string(kRaw, sizeof kRaw - 1)), std::string::npos) << ::testing::PrintToString(r.out);
+  EXPECT_NE(r.err.find("err\x1b]52;c;cHduZWQ=\x07"), std::string::npos) << ::testing::PrintToString(r.err);
+}
+
+TEST_P(Terminal, FilterOutputFiltersPipedOutput) {
+  RunResult r = run(cordon_run({"/usr/bin/python3", "-c", kPipedOutput}, {"--filter-output"}), as_who());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& text : {r.out, r.err}) {
+    EXPECT_EQ(text.find("\x1b]52"), std::string::npos) << ::testing::PrintToString(text);
+    EXPECT_EQ(text.find("\x1b]0;"), std::string::npos) << ::testing::PrintToString(text);
+    EXPECT_EQ(text.find("evil"), std::string::npos) << ::testing::PrintToString(text);
+  }
+  EXPECT_NE(r.out.find("out--\x1b[31mred\x1b[0m-"), std::string::npos) << ::testing::PrintToString(r.out);
+  EXPECT_NE(r.out.find("-end\n"), std::string::npos) << ::testing::PrintToString(r.out);
+  EXPECT_NE(r.err.find("err-\x1b[1mbold\x1b[0m-end\n"), std::string::npos) << ::testing::PrintToString(r.err);
+  // The same with the configuration key, for every run; a large output arrives whole.
+  write_file(config_, "[network]\negress_jail = false\n[terminal]\nfilter_pipes = true\n");
+  RunResult big = run(cordon_run({"/usr/bin/python3", "-c",
+                                  "import sys\nfor i in range(20000): sys.stdout.write('line %d \\x1b]0;t\\x07\\n' % i)\n"}),
+                      as_who());
+  EXPECT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_EQ(big.out.find("\x1b]0;"), std::string::npos);
+  EXPECT_NE(big.out.find("line 0 \n"), std::string::npos);
+  EXPECT_NE(big.out.find("line 19999 \n"), std::string::npos) << big.out.size();
+  EXPECT_EQ(std::count(big.out.begin(), big.out.end(), '\n'), 20000);
+}
+
+// `cordon run --filter-output -- agent | tee log` from a terminal: stdin and stderr are the
+// private pty, stdout the pipe; both reach the operator filtered.
+TEST_P(Terminal, FilterOutputWithATerminalFiltersThePipeToo) {
+  const std::string pipeline = cordon_ + " --config " + config_ + " run --workspace " +
+                               workspace_ + " --filter-output -- /usr/bin/python3 -c \"$1\" | cat; echo DONE";
+  auto t = std::make_unique<OperatorPty>(
+      std::vector<std::string>{"/bin/sh", "-c", pipeline, "sh", kPipedOutput}, as_who());
+  ASSERT_TRUE(t->read_until("DONE")) << t->out();
+  EXPECT_EQ(t->out().find("\x1b]52"), std::string::npos) << ::testing::PrintToString(t->out());
+  EXPECT_NE(t->out().find("out--\x1b[31mred"), std::string::npos) << ::testing::PrintToString(t->out());
 }
 
 INSTANTIATE_TEST_SUITE_P(As, Terminal, ::testing::Values(Who::Root, Who::User), who_name);

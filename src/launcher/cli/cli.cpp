@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/build_config.h"
 #include "common/error.h"
+#include "common/print.h"
 #include "common/text.h"
 #include "launcher/commands/argv.h"
 #include "launcher/commands/doctor.h"
@@ -34,7 +36,7 @@ void warn_about_shims() {
   const char* path = std::getenv("PATH");
   for (const ShimHealth& h : shim_health(default_shim_paths(), path ? path : ""))
     if (std::string problem = shim_problem(h); !problem.empty())
-      std::fprintf(stderr, "cordon: WARNING: %s\n", problem.c_str());
+      print_err("cordon: WARNING: " + terminal_safe(problem) + "\n");
 }
 
 // Which of the session options a subcommand takes.
@@ -111,6 +113,10 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
   c.run_cmd = app.add_subcommand("run", "Run a command inside the sandbox");
   if (wanted("run")) {
     add_session_options(c.run_cmd, c.run);
+    c.run_cmd->add_flag("--filter-output", c.run.filter_output,
+                        "Put the sandbox's stdout and stderr through the terminal output filter even when they are "
+                        "a pipe or a file (`cordon run --filter-output -- agent | tee log`); without it they pass "
+                        "byte for byte ([terminal] filter_pipes)");
     c.run_cmd->footer(kRunExits);
   }
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
@@ -181,13 +187,13 @@ int shim_command(const Commands& c) {
   ShimPaths paths = default_shim_paths();
   if (*c.shim_install_cmd) {
     shim_install(c.shim_agent, c.shim_binary, paths);
-    std::printf("shimmed %s: %s/%s now runs it under cordon\n", c.shim_agent.c_str(), paths.shim_dir.c_str(),
-                c.shim_agent.c_str());
+    print_out("shimmed " + terminal_safe(c.shim_agent) + ": " + terminal_safe(paths.shim_dir + "/" + c.shim_agent) +
+              " now runs it under cordon\n");
   } else if (*c.shim_remove_cmd) {
     shim_remove(c.shim_agent, paths);
-    std::printf("removed the shim for %s\n", c.shim_agent.c_str());
+    print_out("removed the shim for " + terminal_safe(c.shim_agent) + "\n");
   } else {
-    std::fputs(shim_status(paths).c_str(), stdout);
+    print_out(shim_status(paths));
   }
   return kExitSuccess;
 }
@@ -203,6 +209,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   for (const auto& [cmd, options] : {std::pair{c.run_cmd, &c.run}, std::pair{c.argv_cmd, &c.argv},
                                      std::pair{c.verify_cmd, &c.verify}, std::pair{c.status_cmd, &c.status}})
     if (cmd->parsed()) narrow_network_mode(config, options->network);
+  if (c.run.filter_output) config.terminal.filter_pipes = true;
   if (*c.status_cmd) return status_command(config, c.status);
   if (*c.argv_cmd) {
     print_argv(plan_for(config, facts_for(config, c.argv), c.argv), c.argv.json);
@@ -259,7 +266,12 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    // CLI11's help, version and usage errors (which echo the words it did not expect) go
+    // through the printer like every other message.
+    std::ostringstream out, err;
+    int code = app.exit(e, out, err);
+    print_out(out.str());
+    print_err(err.str());
     return code == 0 ? kExitSuccess : refusal_status(c, kExitConfigError);
   }
   std::optional<TerminationSignalsBlocked> blocked;
@@ -269,11 +281,11 @@ int cli_main(int argc, char** argv) {
   } catch (const Error& e) {
     // A refusal is one line and its fix another, whatever path or value they echo: a newline
     // or an ESC sequence in it reaches the terminal as \xNN.
-    std::fprintf(stderr, "cordon: error: %s\n", terminal_safe(e.what()).c_str());
-    if (!e.fix().empty()) std::fprintf(stderr, "cordon:   fix: %s\n", terminal_safe(e.fix()).c_str());
+    print_err("cordon: error: " + terminal_safe(e.what()) + "\n");
+    if (!e.fix().empty()) print_err("cordon:   fix: " + terminal_safe(e.fix()) + "\n");
     return refusal_status(c, e.exit_code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cordon: internal error: %s\n", terminal_safe(e.what()).c_str());
+    print_err("cordon: internal error: " + terminal_safe(e.what()) + "\n");
     return kExitLaunchRefused;
   }
 }

@@ -1,17 +1,16 @@
 #include "launcher/commands/argv.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/json_codec.h"
-#include "common/text.h"
+#include "common/print.h"
 
 namespace cordon {
 
 void print_argv(const SandboxPlan& plan, bool json) {
   if (!json) {
-    std::printf("%s\n", shell_join(plan.argv).c_str());
+    print_out(printable_shell_command(plan.argv) + "\n");
     return;
   }
   Json files = Json::array();
@@ -36,7 +35,7 @@ void print_argv(const SandboxPlan& plan, bool json) {
                 {"agent", bytes_json(plan.agent)}};
   // Only when bwrap waits at the gate: whoever runs this argv must write one byte there.
   if (plan.command_gate) document["command_gate_fd"] = kCommandGateFd;
-  std::fputs((dump_line(document) + "\n").c_str(), stdout);
+  print_out(dump_line(document) + "\n");
 }
 
 }  // namespace cordon

@@ -15,6 +15,7 @@
 #include "common/json_codec.h"
 #include "common/limit_keys.h"
 #include "common/network_opt_out.h"
+#include "common/print.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -239,15 +240,16 @@ int print_doctor(const std::vector<DoctorRow>& rows, bool json) {
                         {"detail", bytes_json(r.detail)},
                         {"fix", bytes_json(r.status == DoctorStatus::Pass ? "" : r.fix)}});
     Json document{{"format", "cordon-doctor"}, {"version", 1}, {"checks", checks}, {"fail", fails}};
-    std::fputs((dump_line(document) + "\n").c_str(), stdout);
+    print_out(dump_line(document) + "\n");
     return fails;
   }
-  std::printf("cordon doctor: %zu checks\n", rows.size());
+  printf_out("cordon doctor: %zu checks\n", rows.size());
+  // A row's detail and fix echo paths and config values: each stays on its line.
   for (const auto& r : rows) {
-    std::printf("  [%s] %-22s %s\n", label(r.status), r.name.c_str(), r.detail.c_str());
-    if (r.status != DoctorStatus::Pass && !r.fix.empty()) std::printf("         fix: %s\n", r.fix.c_str());
+    printf_out("  [%s] %-22s %s\n", label(r.status), terminal_safe(r.name).c_str(), terminal_safe(r.detail).c_str());
+    if (r.status != DoctorStatus::Pass && !r.fix.empty()) print_out("         fix: " + terminal_safe(r.fix) + "\n");
   }
-  std::printf("  Summary: %d FAIL\n", fails);
+  printf_out("  Summary: %d FAIL\n", fails);
   return fails;
 }
 

@@ -261,9 +261,11 @@ std::string shim_status(const ShimPaths& paths) {
     std::string agent = record["agent"];
     bool intact = is_shim(record["shim"], agent);
     bool real_ok = ::access((paths.agents_dir + "/" + agent).c_str(), X_OK) == 0;
-    out += "  " + agent + ": shim " + record["shim"] + (intact ? "" : " (MISSING or replaced)") + " -> real " +
-           paths.agents_dir + "/" + agent + (real_ok ? "" : " (MISSING)") + " [" + record["mode"] + " from " +
-           record["original"] + "]\n";
+    // The record is read back from disk: each name is one line, whatever it holds.
+    out += "  " + terminal_safe(agent) + ": shim " + terminal_safe(record["shim"]) +
+           (intact ? "" : " (MISSING or replaced)") + " -> real " + terminal_safe(paths.agents_dir + "/" + agent) +
+           (real_ok ? "" : " (MISSING)") + " [" + terminal_safe(record["mode"]) + " from " +
+           terminal_safe(record["original"]) + "]\n";
   }
   return out.empty() ? "no agents are shimmed\n" : "shimmed agents:\n" + out;
 }

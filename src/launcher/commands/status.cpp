@@ -1,11 +1,11 @@
 #include "launcher/commands/status.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 
 #include "common/intent_json.h"
 #include "common/limit_keys.h"
+#include "common/print.h"
 #include "common/text.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/state_dirs.h"
@@ -93,6 +93,10 @@ std::string view_summary(const SessionIntent& s) {
 
 std::string render_status(const StatusView& v) {
   const SessionIntent& s = v.intent;
+  // Each line is made terminal_safe whole: a name in it (a workspace path, a session file's
+  // value) holding a newline cannot start a line of its own.
+  std::string out;
+  auto line = [&out](const std::string& text) { out += terminal_safe(text) + "\n"; };
   std::string first = v.inside
                           ? "cordon: inside a sandbox (agent " + s.agent.name + ")"
                           : "cordon: not in a sandbox; `cordon run` here would enforce (agent " + s.agent.name + ")";
@@ -101,30 +105,31 @@ std::string render_status(const StatusView& v) {
     first += " -- TERMINAL SHARED: private terminal disabled";
   if (s.filesystem.view != "system")
     first += " -- HOST VIEW: the whole host root is readable (filesystem.view = \"" + s.filesystem.view + "\")";
-  std::string out = first + "\n";
-  out += "  view         " + view_summary(s) + "\n";
+  line(first);
+  line("  view         " + view_summary(s));
   if (!s.limits.not_enforced.empty()) {
-    out += "  budgets      NOT ENFORCED here: ";
-    for (size_t i = 0; i < s.limits.not_enforced.size(); ++i) out += (i ? ", " : "") + s.limits.not_enforced[i];
-    out += "\n";
+    std::string budgets = "  budgets      NOT ENFORCED here: ";
+    for (size_t i = 0; i < s.limits.not_enforced.size(); ++i) budgets += (i ? ", " : "") + s.limits.not_enforced[i];
+    line(budgets);
   }
-  out += "  workspace    " + s.workspace + " rw\n";
-  out += "  writable     ";
-  for (size_t i = 0; i < s.writable.size(); ++i) out += (i ? ", " : "") + s.writable[i];
-  out += "\n  home         " + home_summary(s) + "\n";
-  out += "  network      " + network_summary(s) + "\n";
-  out += "  terminal     " + terminal_summary(s) + "\n";
+  line("  workspace    " + s.workspace + " rw");
+  std::string writable = "  writable     ";
+  for (size_t i = 0; i < s.writable.size(); ++i) writable += (i ? ", " : "") + s.writable[i];
+  line(writable);
+  line("  home         " + home_summary(s));
+  line("  network      " + network_summary(s));
+  line("  terminal     " + terminal_summary(s));
   if (!s.agent.args.empty()) {
     std::string args;
     for (const auto& a : s.agent.args) args += (args.empty() ? "" : " ") + a;
-    out += "  agent        " + s.agent.name + " runs with its own sandbox off; cordon is its sandbox (" + args + ")\n";
+    line("  agent        " + s.agent.name + " runs with its own sandbox off; cordon is its sandbox (" + args + ")");
   }
-  out += "  env          " + std::to_string(s.env_names.size()) + " names\n";
-  out += "  limits       " + limits_summary(s) + "\n";
-  out += "  config       " + s.config.path +
-         (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")") + "\n";
-  out += "  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify) + "\n";
-  if (!v.last_egress.empty()) out += "  last egress  " + terminal_safe(v.last_egress) + "\n";
+  line("  env          " + std::to_string(s.env_names.size()) + " names");
+  line("  limits       " + limits_summary(s));
+  line("  config       " + s.config.path +
+       (s.config.path == s.config.fixed_path ? "" : " (NOT the fixed path " + s.config.fixed_path + ")"));
+  line("  last verify  " + (s.last_verify.empty() ? std::string("never") : s.last_verify));
+  if (!v.last_egress.empty()) line("  last egress  " + v.last_egress);
   return out;
 }
 
@@ -145,11 +150,11 @@ bool status_inside_sandbox(bool json) {
   std::optional<SessionIntent> session = parse_session(text, &problem);
   if (!session) {
     // Said, not fatal: what follows is what a launch here would enforce.
-    std::fprintf(stderr, "cordon: ignoring %s: %s\n", kSessionFilePath, problem.c_str());
+    print_err(std::string("cordon: ignoring ") + kSessionFilePath + ": " + terminal_safe(problem) + "\n");
     return false;
   }
   StatusView view{true, *session};
-  std::fputs((json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+  print_out(json ? render_status_json(view) : render_status(view));
   return true;
 }
 
@@ -157,7 +162,7 @@ int status_command(const Config& config, SessionOptions o) {
   o.command = {"/bin/true"};
   HostFacts facts = facts_for(config, o);
   StatusView view{false, plan_for(config, facts, o).intent, read_last_egress(sessions_dir(facts))};
-  std::fputs((o.json ? render_status_json(view) : render_status(view)).c_str(), stdout);
+  print_out(o.json ? render_status_json(view) : render_status(view));
   return 0;
 }
 

@@ -2,11 +2,11 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/print.h"
 #include "launcher/commands/probe_bait.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/process/subprocess.h"
@@ -49,9 +49,9 @@ int verify_probes(const Config& config, SessionOptions o) {
 int unfinished(const char* helper, int status) {
   if (status == kExitLaunchRefused) return kExitLaunchRefused;
   if (status > kExitSignalBase) {
-    std::fprintf(stderr, "cordon: %s died of signal %d: the audit is incomplete\n", helper, status - kExitSignalBase);
+    printf_err("cordon: %s died of signal %d: the audit is incomplete\n", helper, status - kExitSignalBase);
   } else {
-    std::fprintf(stderr, "cordon: %s did not finish (exit status %d): the audit is incomplete\n", helper, status);
+    printf_err("cordon: %s did not finish (exit status %d): the audit is incomplete\n", helper, status);
   }
   return kExitInconclusive;
 }
@@ -78,7 +78,7 @@ int verify_command(const Config& config, SessionOptions o, bool deep) {
   int verdict = verify_status_of_battery(launch_session(config, o, true));
   if (!deep || verdict != kExitSuccess) {
     const char* why = verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
-    if (deep) std::fprintf(stderr, "cordon: the battery %s: probes not run\n", why);
+    if (deep) printf_err("cordon: the battery %s: probes not run\n", why);
     return verdict;
   }
   return verify_status_of_probes(verify_probes(config, o));

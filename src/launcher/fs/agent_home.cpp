@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/print.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/inputs/paths.h"
@@ -104,7 +105,7 @@ void create_missing_profile_entries(const AgentProfile& profile, HostFacts& fact
   }
   note_home_entries(profile, facts);
   for (const auto& problem : made.problems)
-    std::fprintf(stderr, "cordon: could not create the agent's home entry %s (it is not kept)\n", problem.c_str());
+    print_err("cordon: could not create the agent's home entry " + terminal_safe(problem) + " (it is not kept)\n");
 }
 
 }  // namespace cordon

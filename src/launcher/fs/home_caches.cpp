@@ -2,9 +2,10 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <filesystem>
 
+#include "common/print.h"
+#include "common/text.h"
 #include "launcher/fs/agent_home.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/inputs/state_dirs.h"
@@ -27,8 +28,8 @@ void make_home_caches(const HomeConfig& config, const std::string& profile, Host
   for (const auto& cache : config.caches) entries.push_back("caches/" + profile + "/" + cache);
   CreatedHomeEntries made = create_missing_home_entries(state, entries, EntryShape::Directory);
   for (const auto& problem : made.problems)
-    std::fprintf(stderr, "cordon: could not make the cache %s in %s (it is not kept)\n", problem.c_str(),
-                 state.c_str());
+    print_err("cordon: could not make the cache " + terminal_safe(problem) + " in " + terminal_safe(state) +
+              " (it is not kept)\n");
   for (const auto& cache : config.caches) {
     const std::string dir = store + "/" + cache;
     struct stat st {};

@@ -202,7 +202,7 @@ constexpr std::string_view kFilesystemKeys[] = {"writable", "masks", "proc", "vi
 constexpr std::string_view kGitKeys[] = {"name", "email"};
 constexpr std::string_view kNetworkKeys[] = {"mode", "egress_jail", "allow_ip", "dns_forward", "allow", "deny"};
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
-constexpr std::string_view kTerminalKeys[] = {"private", "pass"};
+constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
 constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days"};
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
@@ -355,6 +355,7 @@ void check_terminal_class(const Origin& o, const toml::node& n, const std::strin
 
 void apply_terminal(const Origin& o, const toml::table& t, TerminalConfig& c) {
   if (auto* v = t.get("private")) c.private_pty = as_bool(o, *v, "terminal.private");
+  if (auto* v = t.get("filter_pipes")) c.filter_pipes = as_bool(o, *v, "terminal.filter_pipes");
   if (auto* v = t.get("pass")) {
     // The list replaces the default: `pass = []` drops the status reports too.
     c.pass = TerminalPassSet{};

@@ -113,6 +113,7 @@ struct LimitsConfig {
 struct TerminalConfig {
   bool private_pty = true;                             // off: the sandbox writes to the operator's terminal itself
   TerminalPassSet pass = default_terminal_pass_set();  // the filter's classes let through
+  bool filter_pipes = false;  // on: the sandbox's stdout/stderr that are not a terminal go through the filter too
 };
 
 // [records]: the session records' retention (applied at every launch and by `sessions prune`)

@@ -20,6 +20,7 @@ struct SessionOptions {
   std::vector<std::string> limits;  // --limit NAME=VALUE
   std::string network;              // --network MODE: may only narrow [network] mode
   bool json = false;
+  bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
 };
 
 // Applies `--network MODE` to the configuration: the mode must be as narrow as the

@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/intent_json.h"
+#include "common/print.h"
 #include "common/process_start.h"
 #include "common/sha256.h"
 #include "common/text.h"
@@ -140,12 +141,11 @@ template <typename Line>
 void print_audit(const FootholdAudit& audit, Line line, const char* problem_prefix) {
   size_t shown = 0;
   for (const auto& item : audit.items)
-    if (shown++ < kAuditLinesShown) std::fprintf(stderr, "cordon: %s\n", line(item).c_str());
+    if (shown++ < kAuditLinesShown) print_err("cordon: " + terminal_safe(line(item)) + "\n");
   if (audit.items.size() > kAuditLinesShown)
-    std::fprintf(stderr, "cordon: ... and %zu more (the session record lists them)\n",
-                 audit.items.size() - kAuditLinesShown);
+    printf_err("cordon: ... and %zu more (the session record lists them)\n", audit.items.size() - kAuditLinesShown);
   for (size_t i = 0; i < audit.problems.size() && i < kAuditLinesShown; ++i)
-    std::fprintf(stderr, "cordon: %s%s\n", problem_prefix, terminal_safe(audit.problems[i]).c_str());
+    print_err("cordon: " + std::string(problem_prefix) + terminal_safe(audit.problems[i]) + "\n");
 }
 
 }  // namespace

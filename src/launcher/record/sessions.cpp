@@ -1,11 +1,11 @@
 #include "launcher/record/sessions.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/json_codec.h"
+#include "common/print.h"
 #include "common/text.h"
 #include "launcher/record/record_file.h"
 #include "launcher/record/session_state.h"
@@ -98,19 +98,19 @@ int print_sessions_list(const std::string& dir, bool json) {
     for (const auto& id : ids) sessions.push_back(json_of(view_of(dir, id)));
     Json doc{
         {"format", kSessionsFormat}, {"version", kSessionsVersion}, {"dir", bytes_json(dir)}, {"sessions", sessions}};
-    std::printf("%s\n", dump_line(doc).c_str());
+    print_out(dump_line(doc) + "\n");
     return 0;
   }
   if (ids.empty()) {
-    std::printf("no sessions recorded in %s\n", terminal_safe(dir).c_str());
+    print_out("no sessions recorded in " + terminal_safe(dir) + "\n");
     return 0;
   }
-  std::printf("%-26s %-14s %-6s %-10s %s\n", "SESSION", "STATE", "EXIT", "AGENT", "WORKSPACE");
+  printf_out("%-26s %-14s %-6s %-10s %s\n", "SESSION", "STATE", "EXIT", "AGENT", "WORKSPACE");
   for (const auto& id : ids) {
     SessionView v = view_of(dir, id);
     std::string exit = v.exit_code ? std::to_string(*v.exit_code) : "-";
-    std::printf("%-26s %-14s %-6s %-10s %s\n", id.c_str(), v.state.c_str(), exit.c_str(),
-                shown_member(v, "agent").c_str(), shown_member(v, "workspace").c_str());
+    printf_out("%-26s %-14s %-6s %-10s %s\n", terminal_safe(id).c_str(), v.state.c_str(), exit.c_str(),
+               shown_member(v, "agent").c_str(), shown_member(v, "workspace").c_str());
   }
   return 0;
 }
@@ -127,23 +127,23 @@ int print_session(const std::string& dir, const std::string& id) {
            {"state", v.state},
            {"manifest", v.record.manifest ? *v.record.manifest : Json(nullptr)},
            {"receipt", v.record.receipt ? *v.record.receipt : Json(nullptr)}};
-  std::printf("%s\n", dump_line(doc).c_str());
+  print_out(dump_line(doc) + "\n");
   return 0;
 }
 
 int run_sessions_gc(const std::string& dir) {
   SweepReport report = sweep_crashed_sessions(dir);
-  for (const auto& line : report.lines) std::printf("%s\n", terminal_safe(line).c_str());
-  std::printf("swept %d crashed session(s) in %s%s\n", report.swept, terminal_safe(dir).c_str(),
-              report.problems ? (", " + std::to_string(report.problems) + " problem(s) left (above)").c_str() : "");
+  for (const auto& line : report.lines) print_out(terminal_safe(line) + "\n");
+  print_out("swept " + std::to_string(report.swept) + " crashed session(s) in " + terminal_safe(dir) +
+            (report.problems ? ", " + std::to_string(report.problems) + " problem(s) left (above)" : "") + "\n");
   return report.problems ? kExitLaunchRefused : 0;  // leftovers it could not remove (named above)
 }
 
 int run_sessions_prune(const std::string& dir, long long keep, long long keep_days) {
   std::vector<std::string> removed = prune_records(dir, keep, keep_days);
-  for (const auto& id : removed) std::printf("removed %s\n", id.c_str());
-  std::printf("pruned %zu record(s) in %s (keep %lld, keep_days %lld)\n", removed.size(), terminal_safe(dir).c_str(),
-              keep, keep_days);
+  for (const auto& id : removed) print_out("removed " + terminal_safe(id) + "\n");
+  printf_out("pruned %zu record(s) in %s (keep %lld, keep_days %lld)\n", removed.size(), terminal_safe(dir).c_str(),
+             keep, keep_days);
   return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/seccomp/compile.h"
+#include "launcher/terminal/output_pipes.h"
 #include "launcher/terminal/relay.h"
 
 extern char** environ;
@@ -214,7 +215,7 @@ void open_command_gate(Descriptors& d) {
 // The forked child: the stages, the rlimits, then bwrap. Never returns.
 [[noreturn]] void run_child(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
                             std::vector<int>& moved, char* const argv[], const SignalWatch& signals, pid_t launcher,
-                            bool cloned_into_cgroup, const terminal::Relay* relay) {
+                            bool cloned_into_cgroup, const terminal::Relay* relay, const terminal::OutputPipes* pipes) {
   // Tied to the launcher before anything else: if it is killed during setup, this child (the
   // jail's holder, then bwrap's monitor, which passes it on with --die-with-parent) dies too.
   if (!die_with_launcher(launcher)) ::_exit(kExitLaunchRefused);
@@ -222,6 +223,9 @@ void open_command_gate(Descriptors& d) {
   if (relay && !relay->attach_in_child())
     refuse_from_child(d.error_write.get(), errno_text("attaching the sandbox's private terminal", errno),
                       "set [terminal] private = false in the configuration to run without it");
+  if (pipes && !pipes->attach_in_child())
+    refuse_from_child(d.error_write.get(), errno_text("attaching the sandbox's filtered output pipes", errno),
+                      "run without --filter-output ([terminal] filter_pipes = false)");
   run_stages_in_child(stages, ChildSide{d.error_write.get(), plan.command_gate, cloned_into_cgroup});
   if (!apply_rlimits(plan.limits))
     refuse_from_child(d.error_write.get(), "could not apply the session's resource limits (setrlimit)", "");
@@ -330,8 +334,16 @@ int supervision_timeout(long long wall_clock_seconds, const Supervision& s,
   return timeout < 0 ? hangup : std::min(timeout, hangup);
 }
 
+// What supervision moves besides signals and bwrap's status: the private terminal's relay and
+// the filtered output pipes (either may be absent).
+struct Relays {
+  terminal::Relay* relay = nullptr;
+  terminal::OutputPipes* pipes = nullptr;
+};
+
 Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wall_clock_seconds,
-                      std::chrono::steady_clock::time_point started, int status_fd, terminal::Relay* relay) {
+                      std::chrono::steady_clock::time_point started, int status_fd, Relays relays) {
+  terminal::Relay* relay = relays.relay;
   Supervision result;
   const auto deadline = started + std::chrono::seconds(wall_clock_seconds);
   std::optional<std::chrono::steady_clock::time_point> hangup_kill_at;
@@ -340,9 +352,12 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
   StatusStream stream(status_fd);
   SignalRouting routing{child, relay, false, {}};
   for (;;) {
-    pollfd fds[2 + terminal::kRelayPollFds] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
+    constexpr size_t kPipesAt = 2 + terminal::kRelayPollFds;
+    pollfd fds[kPipesAt + terminal::kOutputPipesPollFds] = {{signals.get(), POLLIN, 0}, {stream.fd(), POLLIN, 0}};
+    for (size_t i = 2; i < std::size(fds); ++i) fds[i] = pollfd{-1, 0, 0};
     if (relay) relay->poll_fds(fds + 2);
-    const nfds_t count = relay ? 2 + terminal::kRelayPollFds : 2;
+    if (relays.pipes) relays.pipes->poll_fds(fds + kPipesAt);
+    const nfds_t count = relays.pipes ? std::size(fds) : relay ? kPipesAt : 2;
     int ready = ::poll(fds, count, supervision_timeout(wall_clock_seconds, result, deadline, hangup_kill_at));
     if (ready < 0 && errno != EINTR) throw Error(errno_text("poll", errno));
     if (ready == 0) {
@@ -354,6 +369,7 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
       continue;
     }
     if (relay && ready > 0) relay->on_ready(fds + 2);
+    if (relays.pipes && ready > 0) relays.pipes->on_ready(fds + kPipesAt);
     // Once per wake-up: what the stream holds decides, never which read brought the line.
     if (fds[1].revents && stream.read_available(result.status) && !routing.sandbox_started) {
       routing.sandbox_started = true;
@@ -435,8 +451,8 @@ TerminalOutcome terminal_outcome(const terminal::RelayReport& report) {
 // sandbox's output is relayed and the operator's terminal restored before this returns or
 // throws (bwrap's own message on a failed setup goes through the pty too).
 Supervision start_and_supervise(const SandboxPlan& plan, const std::vector<LaunchStage*>& stages, Descriptors& d,
-                                char* const argv[], const SignalWatch& signals, terminal::Relay* relay,
-                                LaunchOutcome& outcome) {
+                                char* const argv[], const SignalWatch& signals, Relays relays, LaunchOutcome& outcome) {
+  terminal::Relay* relay = relays.relay;
   const auto started = std::chrono::steady_clock::now();
   std::vector<int> moved(d.placements.size());  // scratch for the child: no allocation after fork
   // Orphans of the sandbox (its init outlives bwrap's monitor by a moment) are reparented to
@@ -446,20 +462,23 @@ Supervision start_and_supervise(const SandboxPlan& plan, const std::vector<Launc
   bool cloned_into_cgroup = false;
   pid_t pid = fork_launch_child(stages, cloned_into_cgroup);
   if (pid < 0) throw Error(errno_text("fork", errno));
-  if (pid == 0) run_child(plan, stages, d, moved, argv, signals, launcher, cloned_into_cgroup, relay);
+  if (pid == 0) run_child(plan, stages, d, moved, argv, signals, launcher, cloned_into_cgroup, relay, relays.pipes);
   ChildProcess child(pid);
   d.status_write.reset();
   d.error_write.reset();
   d.gate_read.reset();
   if (relay) relay->start(pid);
+  if (relays.pipes) relays.pipes->start();
   try {
     finish_stages_then_open_gate(plan, stages, child, d);
     Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
-                                  d.status_read.get(), relay);
+                                  d.status_read.get(), relays);
     if (relay) outcome.terminal = terminal_outcome(relay->finish());
+    if (relays.pipes) relays.pipes->finish();
     return ended;
   } catch (...) {
     if (relay) relay->finish();
+    if (relays.pipes) relays.pipes->finish();
     throw;
   }
 }
@@ -480,9 +499,15 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   // terminal keeper forked here lives there with it).
   std::unique_ptr<terminal::Relay> relay;
   if (plan.terminal.relay) relay = std::make_unique<terminal::Relay>(plan.terminal);
+  // After the relay (its keeper, forked without exec, must not hold the pipes' write ends).
+  std::unique_ptr<terminal::OutputPipes> pipes;
+  if (plan.terminal.filter_fds) pipes = std::make_unique<terminal::OutputPipes>(plan.terminal);
+  if (pipes && !pipes->active()) pipes.reset();
   LaunchOutcome outcome;
-  const Supervision ended = start_and_supervise(plan, stages, d, argv.data(), signals, relay.get(), outcome);
+  const Supervision ended = start_and_supervise(plan, stages, d, argv.data(), signals, {relay.get(), pipes.get()},
+                                                outcome);
   relay.reset();
+  pipes.reset();
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
   outcome.command_ran = bwrap_status_says_command_ran(ended.status);

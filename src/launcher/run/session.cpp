@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "common/build_config.h"
 #include "common/error.h"
+#include "common/print.h"
+#include "common/text.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/fs/agent_home.h"
 #include "launcher/fs/home_audit.h"
@@ -31,7 +32,7 @@ namespace {
 void tidy_records(const Config& config, const HostFacts& facts) {
   const std::string dir = sessions_dir(facts);
   SweepReport swept = sweep_crashed_sessions(dir);
-  for (const auto& line : swept.lines) std::fprintf(stderr, "cordon: %s\n", line.c_str());
+  for (const auto& line : swept.lines) print_err("cordon: " + terminal_safe(line) + "\n");
   if (prune_due(dir)) prune_records(dir, config.records.keep, config.records.keep_days);
 }
 
@@ -54,9 +55,9 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
   std::vector<std::string> dropped = dropped_configuration_names(facts, plan.env);
   if (!dropped.empty()) {
     std::string names;
-    for (const auto& name : dropped) names += (names.empty() ? "" : ", ") + name;
-    std::fprintf(stderr, "cordon: not passed into the sandbox: %s (to pass one, add it to [environment] allow in %s)\n",
-                 names.c_str(), build::kConfigPath);
+    for (const auto& name : dropped) names += (names.empty() ? "" : ", ") + terminal_safe(name);
+    print_err("cordon: not passed into the sandbox: " + names + " (to pass one, add it to [environment] allow in " +
+              build::kConfigPath + ")\n");
   }
 }
 
@@ -73,11 +74,11 @@ HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
 // What the session's end tells the user; the exit status (125 when its teardown failed).
 int report_end(const Receipt& receipt, const SessionRecord& record) {
   for (const auto& hit : receipt.limit_hits)
-    std::fprintf(stderr, "cordon: the session hit its %s limit\n", hit.c_str());
+    print_err("cordon: the session hit its " + terminal_safe(hit) + " limit\n");
   if (receipt.teardown_problems.empty()) return receipt.outcome.exit_code;
   for (const auto& problem : receipt.teardown_problems)
-    std::fprintf(stderr, "cordon: TEARDOWN FAILED: %s\n", problem.c_str());
-  std::fprintf(stderr, "cordon: see %s\n", record.path().c_str());
+    print_err("cordon: TEARDOWN FAILED: " + terminal_safe(problem) + "\n");
+  print_err("cordon: see " + terminal_safe(record.path()) + "\n");
   return kExitLaunchRefused;
 }
 
@@ -90,12 +91,12 @@ void record_egress(const network::NetworkLaunch& network, const std::string& ses
   receipt.egress = proxy::egress_json(*decisions);
   record_last_egress(sessions, id, proxy::egress_counts_text(*decisions));
   if (!decisions->entries.empty() || decisions->unreadable)
-    std::fprintf(stderr, "cordon: %s\n", proxy::egress_summary_line(*decisions).c_str());
+    print_err("cordon: " + terminal_safe(proxy::egress_summary_line(*decisions)) + "\n");
 }
 
 void keep_control_keys(const HostFacts& facts, const std::string& id, const SandboxPlan& plan) {
   if (std::string problem = snapshot_control_keys(sessions_dir(facts), id, facts.home, plan.agent); !problem.empty())
-    std::fprintf(stderr, "cordon: %s\n", problem.c_str());
+    print_err("cordon: " + terminal_safe(problem) + "\n");
 }
 
 // After the sandbox is gone: what it could write that a host tool would run (workspace/foothold_audit.h),
@@ -169,7 +170,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     audit_workspace();
     std::string unrecorded = record.finish(receipt);
     if (keeper) keeper->dismiss();
-    if (!unrecorded.empty()) std::fprintf(stderr, "cordon: the session record is incomplete: %s\n", unrecorded.c_str());
+    if (!unrecorded.empty()) print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
     throw;
   }
   record_egress(network, sessions_dir(facts), record.id(), receipt);
@@ -182,8 +183,8 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   std::string unrecorded = record.finish(receipt);
   if (keeper) keeper->dismiss();
   if (!unrecorded.empty())
-    std::fprintf(stderr, "cordon: the session record is incomplete: %s (the command's exit status is returned)\n",
-                 unrecorded.c_str());
+    print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) +
+              " (the command's exit status is returned)\n");
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   return report_end(receipt, record);
 }

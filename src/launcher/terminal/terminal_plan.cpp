@@ -9,6 +9,8 @@ TerminalSection plan_terminal(const TerminalConfig& config, const std::string& t
   s.plan.relay = config.private_pty && terminal_fds != 0;
   s.plan.fds = terminal_fds;
   s.plan.pass = config.pass;
+  // stdout and stderr that are not a terminal: filtered only when asked (binary output passes).
+  if (config.filter_pipes) s.plan.filter_fds = ~terminal_fds & 0b110U;
   s.intent.private_pty = s.plan.relay;
   for (size_t i = 0; i + 1 < kTerminalClassCount; ++i)
     if (config.pass.passes(static_cast<TerminalClass>(i)))

@@ -19,6 +19,9 @@ struct TerminalPlan {
   unsigned fds = 0;  // bit N: fd N of the sandbox is the pty (the launcher's fd N is a terminal)
   TerminalPassSet pass;
   bool attach = true;  // test hook (weaken "shared-terminal"): the sandbox keeps the operator's terminal
+  // Bit 1 / bit 2: the sandbox's stdout / stderr is not a terminal and goes through the output
+  // filter anyway ([terminal] filter_pipes, `run --filter-output`; terminal/output_pipes.h).
+  unsigned filter_fds = 0;
 };
 
 struct TerminalSection {

@@ -38,7 +38,7 @@ TEST(BatteryReport, PassAndFailCountsGiveTheExitStatus) {
 }
 
 TEST(BatteryReport, PlainRowsAndSummary) {
-  EXPECT_EQ(render_plain(two_pass_one_fail(), false),
+  EXPECT_EQ(render_plain(two_pass_one_fail()),
             "cordon-battery: 3 checks\n"
             "  [PASS] 01 sentinel IS_SANDBOX=1\n"
             "  [FAIL] 07 own PID namespace \u2014 host PID namespace\n"
@@ -47,10 +47,22 @@ TEST(BatteryReport, PlainRowsAndSummary) {
 }
 
 TEST(BatteryReport, ColourWrapsOnlyTheStatusTags) {
-  const std::string out = render_plain(two_pass_one_fail(), true);
+  const std::string out = highlighted(render_plain(two_pass_one_fail()), status_colours());
   EXPECT_NE(out.find("  \033[32m[PASS]\033[0m 01 sentinel IS_SANDBOX=1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("  \033[1;31m[FAIL]\033[0m 07 own PID namespace"), std::string::npos) << out;
   EXPECT_NE(out.find("  Summary: 2 PASS / 1 FAIL\n"), std::string::npos) << out;
+}
+
+// A detail echoes what a check measured (a workspace path): one row, nothing a terminal obeys.
+TEST(BatteryReport, AHostileDetailStaysOneEscapedRow) {
+  Report report;
+  report.results.push_back({});
+  report.results.back().id = "17";
+  report.results.back().name = "workspace";
+  report.results.back().detail = "/ws/\x1b]0;pwned\x07\n  [PASS] 99 forged\r\xc2\x9b";
+  const std::string out = highlighted(render_plain(report), status_colours());
+  EXPECT_NE(out.find("/ws/\\x1b]0;pwned\\x07\\x0a  [PASS] 99 forged\\x0d\\xc2\\x9b\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\x1b]"), std::string::npos) << out;
 }
 
 TEST(BatteryReport, ListNamesEveryCheckWithPropertyAndMechanism) {

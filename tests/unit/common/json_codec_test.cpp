@@ -76,6 +76,15 @@ TEST(JsonCodec, InvalidUtf8BecomesBase64) {
   EXPECT_EQ(dump_line(bytes_json("a\nb")), R"("a\nb")");
 }
 
+// nlohmann escapes U+0000..U+001F only: DEL and the C1 controls (CSI is U+009B) would reach a
+// terminal as they are. dump_line writes them as \u escapes: the same characters, printable.
+TEST(JsonCodec, DumpEscapesDelAndC1Controls) {
+  const std::string value = "a\x7f" "b\xc2\x9b" "31m\xc2\x80\xc2\x9f\xc2\xa0\xc3\xa9\x1b]0;t\x07";
+  const std::string text = dump_line(Json{{"k", bytes_json(value)}});
+  EXPECT_EQ(text, R"({"k":"a\u007fb\u009b31m\u0080\u009f)" "\xc2\xa0\xc3\xa9" R"(\u001b]0;t\u0007"})");
+  EXPECT_EQ(bytes_from_json(Json::parse(text)["k"]), value);
+}
+
 TEST(JsonCodec, DumpNeverThrowsOnStrayBytes) {
   // A string that bypassed bytes_json: replaced, not an internal error.
   Json stray = std::string("\xff");
