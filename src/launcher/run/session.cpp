@@ -110,6 +110,24 @@ void audit_after_session(const HostFacts& facts, const SessionRecord& record, co
   receipt.permissions = audit_session_permissions(record.permissions(), plan.intent.workspace);
 }
 
+// The session cgroup's teardown goes into the receipt, after a failed launch too.
+void finish_budgets(std::unique_ptr<cgroup::SessionCgroup>& budgets, Receipt& receipt) {
+  if (!budgets) return;
+  cgroup::CgroupFinish finished = budgets->finish();
+  budgets.reset();
+  for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
+  for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
+  receipt.cgroups_removed = finished.removed;
+}
+
+// The receipt, then the keeper's dismissal: a launcher that dies in between leaves the keeper
+// a complete record. "" or why the receipt could not be written.
+std::string close_record(SessionRecord& record, std::optional<SessionKeeper>& keeper, const Receipt& receipt) {
+  std::string unrecorded = record.finish(receipt);
+  if (keeper) keeper->dismiss();
+  return unrecorded;
+}
+
 // TEST-ONLY (compiled only with -DCORDON_TEST_HOOKS=ON): the tests of the second line (the
 // next launch's sweep, `cordon sessions gc`) and the controls of the keeper's own tests launch
 // without it. A release build always starts it.
@@ -141,15 +159,6 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;
-  // The session cgroup's teardown goes into the receipt, after a failed launch too.
-  auto finish_budgets = [&] {
-    if (!budgets) return;
-    cgroup::CgroupFinish finished = budgets->finish();
-    budgets.reset();
-    for (auto& hit : finished.limit_hits) receipt.limit_hits.push_back(hit);
-    for (auto& problem : finished.problems) receipt.teardown_problems.push_back(problem);
-    receipt.cgroups_removed = finished.removed;
-  };
   // The agent's control keys in its state files, as they are before the session can touch them.
   keep_control_keys(facts, record.id(), plan);
   auto audit_workspace = [&] { audit_after_session(facts, record, plan, receipt); };
@@ -166,23 +175,20 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     receipt.outcome = run_sandbox(plan, stages);
   } catch (const Error& e) {
     receipt.launch_error = e.what();
-    finish_budgets();
+    finish_budgets(budgets, receipt);
     audit_workspace();
-    std::string unrecorded = record.finish(receipt);
-    if (keeper) keeper->dismiss();
-    if (!unrecorded.empty()) print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
+    if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
+      print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
     throw;
   }
   record_egress(network, sessions_dir(facts), record.id(), receipt);
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
-  finish_budgets();
+  finish_budgets(budgets, receipt);
   audit_workspace();
   // A receipt that cannot be written (a full disk) is reported, never a reason to hide the
   // command's own status: the command ran.
-  std::string unrecorded = record.finish(receipt);
-  if (keeper) keeper->dismiss();
-  if (!unrecorded.empty())
+  if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
     print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) +
               " (the command's exit status is returned)\n");
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
