@@ -40,7 +40,7 @@ inline std::string escaped(std::string_view bytes, size_t max = 200) {
 }  // namespace cordon::fuzz
 
 // Checks an oracle; TARGET is the target's name.
-#define FUZZ_CHECK(cond, what)                                              \
-  do {                                                                      \
+#define FUZZ_CHECK(cond, what)                                             \
+  do {                                                                     \
     if (!(cond)) ::cordon::fuzz::violated(kFuzzTarget, std::string(what)); \
   } while (0)

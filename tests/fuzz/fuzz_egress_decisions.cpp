@@ -38,7 +38,8 @@ void check(const std::string& text) {
   for (size_t i = 0; i < line.size(); ++i) {
     const auto c = static_cast<unsigned char>(line[i]);
     const bool c1 = c == 0xc2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) < 0xa0;
-    FUZZ_CHECK(c >= 0x20 && c != 0x7f && !c1, "a control character in the summary line: " + cordon::fuzz::escaped(line));
+    FUZZ_CHECK(c >= 0x20 && c != 0x7f && !c1,
+               "a control character in the summary line: " + cordon::fuzz::escaped(line));
   }
 }
 }  // namespace

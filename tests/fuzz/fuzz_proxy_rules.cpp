@@ -67,9 +67,9 @@ std::optional<EgressRule> parse(const std::string& text) {
     }
     FUZZ_CHECK(!rule.port || *rule.port != 0, "a rule for port 0");
     const EgressRule again = cordon::parse_egress_rule(rule.text);
-    FUZZ_CHECK(again.kind == rule.kind && again.name == rule.name && again.prefix == rule.prefix &&
-                   again.port == rule.port,
-               "a rule's text does not parse to the same rule: " + cordon::fuzz::escaped(text));
+    FUZZ_CHECK(
+        again.kind == rule.kind && again.name == rule.name && again.prefix == rule.prefix && again.port == rule.port,
+        "a rule's text does not parse to the same rule: " + cordon::fuzz::escaped(text));
     return rule;
   } catch (const cordon::Error&) {
     return std::nullopt;

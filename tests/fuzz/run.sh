@@ -47,6 +47,14 @@ max_len() {
     *) echo 4096 ;;
   esac
 }
+# A dictionary of the target's tokens (tests/fuzz/dict/), when it has one.
+dict_of() {
+  case "$1" in
+    selftest_planted) echo terminal_filter ;;
+    records | egress_decisions) echo json ;;
+    *) echo "$1" ;;
+  esac
+}
 corpus_of() {
   case "$1" in
     selftest_planted) echo terminal_filter ;;
@@ -61,12 +69,15 @@ run_one() {
   work="$(mktemp -d "${TMPDIR:-/tmp}/cordon-fuzz-$name.XXXXXX")"
   mkdir -p "$work/corpus" "$build/artifacts/$name"
   cp "$root/tests/fuzz/corpus/$(corpus_of "$name")/"* "$work/corpus/"
-  echo "fuzz: $name for ${seconds}s (seeds: $(ls "$work/corpus" | wc -l))"
+  echo "fuzz: $name for ${seconds}s (seeds: $(find "$work/corpus" -type f | wc -l))"
+  local dict flags=()
+  dict="$root/tests/fuzz/dict/$(dict_of "$name").dict"
+  [ -f "$dict" ] && flags+=(-dict="$dict")
   status=0
   # -timeout: one input taking longer is a hang, reported as a failure; -rss_limit_mb: a leak or a blow-up.
   # shellcheck disable=SC2086
   "$binary" -max_total_time="$seconds" -max_len="$(max_len "$name")" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/$name/" ${CORDON_FUZZ_ARGS:-} \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$name/" "${flags[@]}" ${CORDON_FUZZ_ARGS:-} \
     "$work/corpus" >"$work/log" 2>&1 || status=$?
   # The run's last lines (and the whole finding when it failed); the log is long.
   if [ "$status" -ne 0 ]; then
@@ -81,7 +92,8 @@ run_one() {
     echo "fuzz: $name passed"
   fi
   if [ -n "${CORDON_FUZZ_KEEP_CORPUS:-}" ]; then
-    mkdir -p "$CORDON_FUZZ_KEEP_CORPUS/$name" && cp -n "$work/corpus/"* "$CORDON_FUZZ_KEEP_CORPUS/$name/" 2>/dev/null || true
+    mkdir -p "$CORDON_FUZZ_KEEP_CORPUS/$name"
+    cp -n "$work/corpus/"* "$CORDON_FUZZ_KEEP_CORPUS/$name/"
   fi
   rm -rf "$work"
   return "$status"
