@@ -27,8 +27,6 @@ bool is_denied(const Json& decision) {
   return !decision["allowed"].get<bool>() && integer_member(decision, "status") == 403;
 }
 
-
-
 // Kept whole while the bounds allow, else summed up by destination (header.h's bounds).
 void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
   if (d.entries.size() < kKeptDecisions && d.kept_bytes + line_bytes <= kKeptDecisionBytes) {
