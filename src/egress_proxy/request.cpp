@@ -3,6 +3,7 @@
 #include <cctype>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/egress_rules.h"
@@ -77,7 +78,10 @@ std::variant<std::pair<std::string, uint16_t>, RequestError> parse_authority(std
   else if (port_text.empty() || port_text.size() > 5) return bad("a port (1-65535) is required: host:port");
   for (char c : port_text) port = std::isdigit(static_cast<unsigned char>(c)) ? port * 10 + unsigned(c - '0') : 70000;
   if (port == 0 || port > 65535) return bad("port must be 1-65535 in \"" + std::string(text) + "\"");
-  return std::pair{normalize_host(host), uint16_t(port)};
+  // "." alone is no host once its trailing dot goes.
+  std::string name = normalize_host(host);
+  if (name.empty()) return bad("missing or overlong host in \"" + std::string(text) + "\"");
+  return std::pair{std::move(name), uint16_t(port)};
 }
 
 struct RequestLine {

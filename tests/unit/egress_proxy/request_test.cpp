@@ -90,6 +90,14 @@ TEST(ParseRequest, RejectsOtherFormsWithAReason) {
   EXPECT_NE(error("\r\n\r\n").find("empty"), std::string::npos);
 }
 
+// Found by tests/fuzz/fuzz_proxy_request: "." passed the empty-host check, then lost its
+// trailing dot and became an empty host (destination ":80").
+TEST(ParseRequest, AHostThatIsADotAloneIsMissing) {
+  EXPECT_NE(error("GET http://./ HTTP/1.1\r\nHost: a\r\n\r\n").find("missing or overlong host"), std::string::npos);
+  EXPECT_NE(error("CONNECT .:443 HTTP/1.1\r\n\r\n").find("missing or overlong host"), std::string::npos);
+  EXPECT_EQ(ok("CONNECT a.test.:443 HTTP/1.1\r\n\r\n").host, "a.test");
+}
+
 // The bytes RFC 9112 never allows where a proxy forwards them: 0x00-0x1F and 0x7F. LF is the
 // line end, so it cannot sit inside a line; HTAB is allowed in a header value only.
 std::vector<char> control_bytes() {
