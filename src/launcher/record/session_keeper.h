@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "common/unique_fd.h"
+#include "launcher/process/keeper_process.h"
 
 namespace cordon {
 
@@ -31,11 +31,10 @@ class SessionKeeper {
 
   // The receipt is written: the keeper exits without sweeping; reaped here.
   void dismiss();
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
 
  private:
-  UniqueFd alive_;  // the write end; the keeper holds the read end
-  pid_t pid_ = -1;  // spared by the launcher's reaping of survivors (process/spared_children.h)
+  KeeperProcess process_;  // spared by the launcher's reaping of survivors (process/spared_children.h)
 };
 
 }  // namespace cordon

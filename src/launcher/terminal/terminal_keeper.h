@@ -14,8 +14,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
-#include "common/unique_fd.h"
+#include "launcher/process/keeper_process.h"
 
 namespace cordon::terminal {
 
@@ -34,8 +35,7 @@ class TerminalKeeper {
 
  private:
   std::atomic<uint32_t>* shared_ = nullptr;  // one page shared with the keeper
-  UniqueFd alive_;                           // the write end; the keeper holds the read end
-  pid_t pid_ = -1;
+  std::unique_ptr<KeeperProcess> process_;   // after shared_: it reads the page
 };
 
 }  // namespace cordon::terminal
