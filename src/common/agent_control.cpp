@@ -10,7 +10,9 @@ const std::vector<std::string>& shipped_control_entries(const std::string& agent
   // local install, and user rules (~/.claude/rules/*.md, loaded like CLAUDE.md). Codex:
   // config.toml (MCP servers, notify command, profiles), instructions (AGENTS.override.md
   // takes precedence over AGENTS.md),
-  // prompts, exec-policy rules, skills, the packages it unpacks and runs, hooks and plugins.
+  // prompts, exec-policy rules, skills, the packages it unpacks and runs, hooks and plugins,
+  // and the app-server daemon's pid files, settings and socket link (a bare Codex run starts
+  // that daemon outside any sandbox and trusts what it finds there).
   // Gemini CLI: settings (MCP servers, tool discovery commands, hooks), memory, commands,
   // extensions, policies, skills and sub-agents.
   static const std::map<std::string, std::vector<std::string>> entries = {
@@ -19,7 +21,7 @@ const std::vector<std::string>& shipped_control_entries(const std::string& agent
         ".claude/hooks", ".claude/plugins", ".claude/output-styles", ".claude/local", ".claude/rules"}},
       {"codex",
        {".codex/config.toml", ".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/prompts", ".codex/rules",
-        ".codex/skills", ".codex/packages", ".codex/hooks.json", ".codex/plugins"}},
+        ".codex/skills", ".codex/packages", ".codex/hooks.json", ".codex/plugins", ".codex/app-server-daemon"}},
       {"gemini",
        {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions", ".gemini/policies",
         ".gemini/skills", ".gemini/agents"}},
@@ -39,6 +41,20 @@ const std::vector<ControlKeys>& shipped_control_keys(const std::string& agent) {
         "/projects/*/enableAllProjectMcpServers", "/projects/*/allowedTools"}}};
   static const std::vector<ControlKeys> none;
   return agent == "claude" ? claude : none;
+}
+
+const std::vector<std::string>& shipped_steering_state(const std::string& agent) {
+  // Claude Code: ~/.claude/projects/<project>/memory/ (MEMORY.md and the topic files it loads
+  // at the start of every session in that project) and ~/.claude/agent-memory/ (user-scope
+  // sub-agent memory). Codex: ~/.codex/memories/ (memory_summary.md and MEMORY.md, read into
+  // later sessions).
+  static const std::map<std::string, std::vector<std::string>> patterns = {
+      {"claude", {".claude/projects/*/memory", ".claude/agent-memory"}},
+      {"codex", {".codex/memories"}},
+  };
+  static const std::vector<std::string> none;
+  auto it = patterns.find(agent);
+  return it == patterns.end() ? none : it->second;
 }
 
 const std::vector<std::string>& agents_with_control_entries() {

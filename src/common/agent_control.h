@@ -24,6 +24,14 @@ struct ControlKeys {
 // Claude Code's ~/.claude.json keys; empty for any other name.
 const std::vector<ControlKeys>& shipped_control_keys(const std::string& agent);
 
+// State by design that steers the agent's later sessions: the memory it loads into its
+// prompts (Claude Code's per-project auto memory and its sub-agents' memory, Codex's
+// memories). The agent writes it as it works, so it stays read-write; what a session added,
+// changed or removed there is named at teardown (launcher/fs/steering_state.h). Patterns
+// relative to $HOME; a "*" component stands for every directory at that level. Empty for any
+// other name.
+const std::vector<std::string>& shipped_steering_state(const std::string& agent);
+
 // The names shipped_control_entries knows.
 const std::vector<std::string>& agents_with_control_entries();
 

@@ -115,16 +115,21 @@ const Mount* MountTable::containing(const std::string& path) const {
   return current;
 }
 
+MountTable::MountTable(std::vector<Mount> mounts) : mounts_(std::move(mounts)) {
+  for (size_t i = 0; i < mounts_.size(); ++i)
+    if (containing(mounts_[i].mount_point) == &mounts_[i]) visible_.push_back(i);
+}
+
 std::vector<const Mount*> MountTable::visible() const {
   std::vector<const Mount*> out;
-  for (const auto& m : mounts_)
-    if (containing(m.mount_point) == &m) out.push_back(&m);
+  out.reserve(visible_.size());
+  for (size_t i : visible_) out.push_back(&mounts_[i]);
   return out;
 }
 
 bool MountTable::has_mount_at_or_below(const std::string& path) const {
-  for (const auto& m : mounts_)
-    if (path_within(m.mount_point, path) && containing(m.mount_point) == &m) return true;
+  for (size_t i : visible_)
+    if (path_within(mounts_[i].mount_point, path)) return true;
   return false;
 }
 

@@ -26,12 +26,13 @@ struct Mount {
 class MountTable {
  public:
   MountTable() = default;
-  explicit MountTable(std::vector<Mount> mounts) : mounts_(std::move(mounts)) {}
+  explicit MountTable(std::vector<Mount> mounts);
 
   const std::vector<Mount>& all() const { return mounts_; }
   // The mount a path (absolute, no symlinks) resides on; nullptr when the table is empty.
   const Mount* containing(const std::string& path) const;
-  // Mounts that path resolution reaches (not covered by a later mount).
+  // Mounts that path resolution reaches (not covered by a later mount); found once, when the
+  // table is made (a host with thousands of mounts pays for it once per launch, not per query).
   std::vector<const Mount*> visible() const;
   // True when a visible mount's mount point is `path` or lies below it.
   bool has_mount_at_or_below(const std::string& path) const;
@@ -45,6 +46,7 @@ class MountTable {
  private:
   const Mount* top_of(const Mount* m) const;  // follow mounts stacked on the same point
   std::vector<Mount> mounts_;
+  std::vector<size_t> visible_;  // indices into mounts_ (stable when the table is copied)
 };
 
 // Parses mountinfo text (octal escapes such as \040 are decoded). Malformed lines are skipped.

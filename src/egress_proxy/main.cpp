@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
   AddressPolicy policy(rules, options.refuse);
   check_fds(options);
   cordon::UniqueFd signals = block_signals();
-  DecisionLog log(options.log_fd);
+  DecisionLog log(options.log_fd, options.max_log_bytes);
   ServeContext ctx{options, rules, policy, log};
   size_t stragglers = 0;
   {
@@ -73,6 +73,7 @@ int run(int argc, char** argv) {
     stragglers = server.run();
   }
   ::close(options.listen_fd);
+  log.finish();  // after every connection's record, the stragglers' "session ended" included
   // Threads stuck in getaddrinfo cannot be joined; their records are written: leave now.
   if (stragglers > 0) std::_Exit(0);
   return 0;

@@ -28,7 +28,7 @@ std::string usage_text() {
   return "usage: cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...\n"
          "         [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]\n"
          "         [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]\n"
-         "         [--reclaim-idle-seconds 30]\n"
+         "         [--reclaim-idle-seconds 30] [--max-log-bytes 1048576]\n"
          "Serves CONNECT and absolute-form HTTP on the inherited listening socket, connecting only to\n"
          "allowed destinations; one JSON line per connection on the log fd. Started by cordon.\n";
 }
@@ -57,6 +57,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (key == "--max-header-bytes") o.max_header_bytes = size_t(parse_number(key, value, 256, 1 << 24));
     else if (key == "--idle-seconds") o.idle_seconds = int(parse_number(key, value, 1, 604800));
     else if (key == "--connect-timeout-seconds") o.connect_timeout_seconds = int(parse_number(key, value, 1, 600));
+    else if (key == "--max-log-bytes") o.max_log_bytes = size_t(parse_number(key, value, 0, 1 << 30));
     else if (key == "--header-timeout-seconds") o.header_timeout_seconds = int(parse_number(key, value, 1, 3600));
     else if (key == "--reclaim-idle-seconds") o.reclaim_idle_seconds = int(parse_number(key, value, 1, 604800));
     else if (key == "--refuse") {

@@ -2,13 +2,14 @@
 //   cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...
 //       [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]
 //       [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]
-//       [--reclaim-idle-seconds 30]
+//       [--reclaim-idle-seconds 30] [--max-log-bytes 1048576]
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "common/decision_bounds.h"
 #include "common/ipv4.h"
 
 namespace cordon::egress {
@@ -26,6 +27,8 @@ struct Options {
   // When every slot is taken, a relay idle this long may give its slot to a new client
   // (reclaim.h); a client still sending its head may at once.
   int reclaim_idle_seconds = 30;
+  // Whole decision lines up to this many bytes of log; then counts only (decision_log.h).
+  size_t max_log_bytes = kDecisionLogBytes;
   bool help = false;
   // --test-allow-all, test builds only: every destination admitted, no address refused (the
   // weakening that proves cordon-probe's policy probes can see an open proxy).

@@ -294,6 +294,34 @@ TEST_F(EgressProxy, SigtermEndsOpenTunnelsAndExitsZero) {
   EXPECT_EQ(lines[0]["allowed"], true);
 }
 
+// A flood of denied requests past the log's bound (--max-log-bytes, 1 MiB by default): the
+// whole lines stop at the bound, and the last line, written at SIGTERM, counts the rest by
+// destination, so the counts stay exact while the log (a memfd the launcher holds) stays
+// bounded. Before the bound every request added a line: 40 lines here, ~6 KB.
+TEST_F(EgressProxy, AFloodPastTheLogsBoundIsCountedNotWritten) {
+  auto r = world(
+      "start_proxy --allow allowed.test:8080 --max-log-bytes 1000\n"
+      "for i in $(seq 40); do via http://other.test:8080/x$i -o /dev/null >/dev/null; done\n"
+      "kill -TERM $PROXY_PID; rc=0; wait $PROXY_PID || rc=$?; echo proxy-exit=$rc\n");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "proxy-exit=0")) << r.output;
+  const std::string text = read_file(log_path());
+  auto lines = log_lines();
+  ASSERT_GE(lines.size(), 2u) << text;
+  const Json overflow = lines.back()["overflow"];
+  ASSERT_TRUE(overflow.is_object()) << text;
+  EXPECT_LE(text.size() - dump_line(lines.back()).size() - 1, 1000u) << text;
+  long long denied = overflow["denied"].get<long long>();
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["status"], 403);
+    ++denied;
+  }
+  EXPECT_EQ(denied, 40) << text;
+  ASSERT_EQ(overflow["destinations"].size(), 1u) << text;
+  EXPECT_EQ(overflow["destinations"][0]["destination"], "other.test:8080");
+  EXPECT_EQ(overflow["destinations"][0]["denied"], overflow["denied"]);
+}
+
 // Fills the proxy's connection slots the way the audit did, then asks once more:
 //   slots.py PORT TARGET TUNNELS SLOW PAUSE BUSY REQUEST
 // TUNNELS tunnels (CONNECT TARGET, each waited for its 200, in order), then SLOW clients that

@@ -15,6 +15,8 @@ void validate_home_entries(const AgentProfile& profile, const HostFacts& f, cons
     const std::string path = f.home + "/" + entry;
     if (!f.exists(path)) continue;
     const std::string real = resolved_or_same(f.real_home_entries, path);
+    // The home itself under another name (a bind, the same inode) is refused by identity in
+    // why_not_writable_anywhere; `real == f.home` names the plain case plainly.
     if (std::string why = why_not_writable_anywhere(real, f, list); !why.empty() || real == f.home)
       throw Error("agent \"" + profile.name + "\" home entry " + path + " resolves to " + real + ", which " +
                       (why.empty() ? "is $HOME" : why) + ": the sandbox could write there",
@@ -48,7 +50,9 @@ void validate_control_entries(const AgentProfile& profile, const HostFacts& f) {
 }
 
 // A cache is bound read-write from cordon's store: over an entry the profile keeps, protects
-// or masks, or over the way to the workspace, it would replace or unprotect it.
+// or masks, or over the way to the workspace, it would replace or unprotect it. These are
+// mount destinations in the sandbox's own tree (a fresh tmpfs home), where a name is the
+// identity: what the host has at that name does not matter, its source is cordon's store.
 void validate_caches(const HomeConfig& config, const ConfigSource& source, const AgentProfile& profile,
                      const HostFacts& f) {
   std::vector<std::string> taken = profile.home;

@@ -40,6 +40,9 @@ std::string replace_file(const std::string& path, const std::string& text, mode_
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777));
   if (!fd.valid()) return errno_text("create " + tmp, errno);
   ::fchown(fd.get(), uid, gid);  // a root launch rewriting a user's file keeps it theirs
+  // The mode the session left, not filtered by the launcher's umask: the permission audit
+  // after this (fs/loose_permissions.h) sees a loose one, tightens it and names it.
+  ::fchmod(fd.get(), mode & 07777);
   // Each failure names its own call's errno (a short write sets none).
   std::string problem = write_all(fd.get(), text, "replace " + path);
   if (problem.empty() && ::fsync(fd.get()) != 0) problem = errno_text("replace " + path, errno);

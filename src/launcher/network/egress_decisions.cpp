@@ -27,6 +27,20 @@ bool is_denied(const Json& decision) {
   return !decision["allowed"].get<bool>() && integer_member(decision, "status") == 403;
 }
 
+long long count_member(const Json& object, const char* name) {
+  const std::optional<long long> n = integer_member(object, name);
+  return n && *n >= 0 ? *n : -1;
+}
+
+DestinationSummary* summary_slot(EgressDecisions& d, std::string destination) {
+  if (destination.size() > kSummaryDestinationBytes)
+    destination = destination.substr(0, kSummaryDestinationBytes) + "...";
+  auto it = d.summary.find(destination);
+  if (it != d.summary.end()) return &it->second;
+  if (d.summary.size() >= kSummaryDestinations) return nullptr;
+  return &d.summary.emplace(destination, DestinationSummary{}).first->second;
+}
+
 // Kept whole while the bounds allow, else summed up by destination (header.h's bounds).
 void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
   if (d.entries.size() < kKeptDecisions && d.kept_bytes + line_bytes <= kKeptDecisionBytes) {
@@ -35,22 +49,54 @@ void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
     return;
   }
   ++d.dropped;
-  std::string destination = entry.contains("destination") && entry["destination"].is_string()
-                                ? entry["destination"].get<std::string>()
-                                : std::string("(none)");
-  if (destination.size() > kSummaryDestinationBytes)
-    destination = destination.substr(0, kSummaryDestinationBytes) + "...";
-  auto it = d.summary.find(destination);
-  if (it == d.summary.end()) {
-    if (d.summary.size() >= kSummaryDestinations) {
-      ++d.summary_dropped;
-      return;
-    }
-    it = d.summary.emplace(destination, DestinationSummary{}).first;
+  DestinationSummary* slot = summary_slot(d, entry.contains("destination") && entry["destination"].is_string()
+                                                 ? entry["destination"].get<std::string>()
+                                                 : std::string("(none)"));
+  if (slot == nullptr) {
+    ++d.summary_dropped;
+    return;
   }
-  if (entry.value("allowed", false)) ++it->second.allowed;
-  else if (entry.value("status", 0) == 403) ++it->second.denied;
-  else ++it->second.failed;
+  if (entry.value("allowed", false)) ++slot->allowed;
+  else if (entry.value("status", 0) == 403) ++slot->denied;
+  else ++slot->failed;
+}
+
+// The proxy's last line past its own bound (egress_proxy/decision_log.h): the counts of the
+// decisions it did not write, added to the totals and the summary. False: not that shape.
+bool add_overflow(EgressDecisions& d, const Json& line) {
+  if (!line.is_object() || line.size() != 1 || !line.contains("overflow")) return false;
+  const Json& o = line["overflow"];
+  if (!o.is_object() || !o.contains("destinations") || !o["destinations"].is_array()) return false;
+  const long long allowed = count_member(o, "allowed"), denied = count_member(o, "denied");
+  const long long failed = count_member(o, "failed"), unnamed = count_member(o, "destinations_dropped");
+  if (allowed < 0 || denied < 0 || failed < 0 || unnamed < 0) return false;
+  d.allowed += allowed;
+  d.denied += denied;
+  d.failed += failed;
+  d.dropped += allowed + denied + failed;
+  d.summary_dropped += unnamed;
+  for (const Json& entry : o["destinations"]) {
+    const long long a = count_member(entry, "allowed"), n = count_member(entry, "denied");
+    const long long f = count_member(entry, "failed");
+    std::optional<std::string> destination;
+    try {
+      if (entry.contains("destination")) destination = bytes_from_json(entry["destination"]);
+    } catch (const Error&) {
+    }
+    if (!destination || a < 0 || n < 0 || f < 0) {
+      ++d.unreadable;
+      continue;
+    }
+    DestinationSummary* slot = summary_slot(d, *destination);
+    if (slot == nullptr) {
+      d.summary_dropped += a + n + f;
+      continue;
+    }
+    slot->allowed += a;
+    slot->denied += n;
+    slot->failed += f;
+  }
+  return true;
 }
 
 }  // namespace
@@ -61,6 +107,7 @@ EgressDecisions parse_decisions(const std::string& jsonl) {
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
     std::optional<Json> entry = parse_json(line, nullptr);
+    if (entry && add_overflow(d, *entry)) continue;
     if (!entry || !is_decision(*entry)) {
       ++d.unreadable;
       continue;

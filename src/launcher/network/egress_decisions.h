@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "common/decision_bounds.h"
 #include "common/json_codec.h"
 
 namespace cordon::proxy {
@@ -12,12 +13,12 @@ namespace cordon::proxy {
 // What the sandbox does decides how many decisions there are (a flood of denied requests), so
 // the receipt keeps them bounded: the counts are always exact; the first decisions are kept
 // whole up to kKeptDecisions and kKeptDecisionBytes; the rest are summed up by destination, for
-// at most kSummaryDestinations destinations, and counted as dropped. A record therefore stays
-// far below the record reader's bound (record/record_file.h kMaxRecordBytes, 1 MiB).
+// at most kSummaryDestinations destinations (common/decision_bounds.h), and counted as dropped.
+// The proxy bounds its own log the same way: past kDecisionLogBytes its last line carries the
+// counts of the decisions it did not write ({"overflow": ...}), added here. A record
+// therefore stays far below the record reader's bound (record/record_file.h kMaxRecordBytes, 1 MiB).
 inline constexpr size_t kKeptDecisions = 200;
 inline constexpr size_t kKeptDecisionBytes = size_t{256} * 1024;
-inline constexpr size_t kSummaryDestinations = 100;
-inline constexpr size_t kSummaryDestinationBytes = 256;  // a longer destination is cut (marked "...")
 
 struct DestinationSummary {
   long long allowed = 0, denied = 0, failed = 0;

@@ -23,6 +23,7 @@
 #include "common/text.h"
 #include "common/utc_time.h"
 #include "launcher/fs/home_audit.h"
+#include "launcher/fs/steering_state.h"
 #include "launcher/inputs/workspace_tree.h"
 #include "launcher/record/tool_versions.h"
 #include "launcher/seccomp/policy.h"
@@ -224,7 +225,15 @@ FootholdAudit audit_session_permissions(PermissionBaseline baseline, const std::
 
 FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id) {
   FootholdAudit audit = restore_control_keys(sessions_dir, id);
-  print_audit(audit, control_key_line, "the home audit: ");
+  FootholdAudit memory = report_steering_changes(sessions_dir, id);
+  audit.items.insert(audit.items.end(), memory.items.begin(), memory.items.end());
+  audit.problems.insert(audit.problems.end(), memory.problems.begin(), memory.problems.end());
+  print_audit(
+      audit,
+      [](const AuditItem& item) {
+        return item.kind == "steering-state" ? steering_state_line(item) : control_key_line(item);
+      },
+      "the home audit: ");
   return audit;
 }
 

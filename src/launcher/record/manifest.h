@@ -33,7 +33,7 @@ struct Receipt {
   std::vector<std::string> cgroups_removed;    // the session cgroups, emptied and removed
   std::string launch_error;                    // set when the launch was refused or failed
   FootholdAudit footholds;                     // the teardown audit of the workspace (workspace/foothold_audit.h)
-  FootholdAudit home_keys;                     // control keys of the agent's state files restored (fs/home_audit.h)
+  FootholdAudit home_keys;                     // control keys restored, memory changes named (fs/)
   FootholdAudit permissions;                   // what the session left writable for others, tightened
   std::optional<Json> egress;                  // network.mode = "allowlist": the proxy's decisions
 };
@@ -41,8 +41,9 @@ struct Receipt {
 // The receipt's "workspace_audit" and "home_audit" members (also in a sweep's receipt).
 Json workspace_audit_json(const FootholdAudit& audit);
 
-// Restores the control keys of the agent's state files after a session (fs/home_audit.h), and
-// prints one line per item on stderr.
+// Restores the control keys of the agent's state files after a session (fs/home_audit.h),
+// names what it changed in the agent's memory (fs/steering_state.h), and prints one line per
+// item on stderr.
 FootholdAudit audit_session_home(const std::string& sessions_dir, const std::string& id);
 
 // Runs the teardown audit for a session as its manifest or intent recorded it, and prints one

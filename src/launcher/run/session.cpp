@@ -13,6 +13,7 @@
 #include "launcher/fs/agent_home.h"
 #include "launcher/fs/home_audit.h"
 #include "launcher/fs/home_caches.h"
+#include "launcher/fs/steering_state.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/network/egress_decisions.h"
 #include "launcher/network/network_plan.h"
@@ -94,8 +95,12 @@ void record_egress(const network::NetworkLaunch& network, const std::string& ses
     print_err("cordon: " + terminal_safe(proxy::egress_summary_line(*decisions)) + "\n");
 }
 
+// What the home audit compares after the session: the control keys' values (fs/home_audit.h)
+// and the listing of the agent's memory (fs/steering_state.h).
 void keep_control_keys(const HostFacts& facts, const std::string& id, const SandboxPlan& plan) {
   if (std::string problem = snapshot_control_keys(sessions_dir(facts), id, facts.home, plan.agent); !problem.empty())
+    print_err("cordon: " + terminal_safe(problem) + "\n");
+  if (std::string problem = snapshot_steering_state(sessions_dir(facts), id, facts.home, plan.agent); !problem.empty())
     print_err("cordon: " + terminal_safe(problem) + "\n");
 }
 

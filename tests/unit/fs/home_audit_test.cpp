@@ -3,6 +3,7 @@
 #include "launcher/fs/home_audit.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -82,6 +83,25 @@ TEST_F(HomeAuditFiles, UndoesAChangeKeepsTheSessionsVersionAndRemovesTheSnapshot
   // Unchanged: nothing to do, nothing rewritten.
   ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S2", base_ + "/home", "claude"), "");
   EXPECT_TRUE(restore_control_keys(base_ + "/state/sessions", "S2").items.empty());
+}
+
+// The restored file keeps the mode the session left, whatever the launcher's umask: the
+// permission audit after it (fs/loose_permissions.h) then sees a loose mode, tightens it and
+// names it. Before, a 0666 left by the session came back 0644 under umask 022, so the record
+// named the restore and never the loosening.
+TEST_F(HomeAuditFiles, TheRestoredFileKeepsTheSessionsModeForThePermissionAudit) {
+  const std::string file = base_ + "/home/.claude.json";
+  std::ofstream(file) << R"({"mcpServers":{}})";
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  std::ofstream(file, std::ios::trunc) << R"({"mcpServers":{"b":{"command":"b"}}})";
+  ASSERT_EQ(::chmod(file.c_str(), 0666), 0);
+  const mode_t old_umask = ::umask(022);
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
+  ::umask(old_umask);
+  ASSERT_EQ(audit.items.size(), 1U);
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0666U);
 }
 
 TEST_F(HomeAuditFiles, OtherAgentsHaveNoControlKeysAndAMissingSnapshotIsNothing) {

@@ -101,6 +101,34 @@ TEST(EgressDecisions, AMistypedLineIsUnreadableNotAnException) {
   EXPECT_EQ(text, "1 connection(s) allowed, 1 denied");
 }
 
+// The proxy's own bound (egress_proxy/decision_log.h): its last line counts what it did not
+// write; the totals stay exact and the destinations join the summary.
+TEST(EgressDecisions, TheProxysOverflowLineAddsItsCountsToTheTotalsAndTheSummary) {
+  const std::string log =
+      R"({"destination":"a.test:443","method":"CONNECT","allowed":false,"status":403})"
+      "\n"
+      R"({"overflow":{"allowed":2,"denied":5,"failed":1,"destinations":[)"
+      R"({"destination":"a.test:443","allowed":0,"denied":5,"failed":0},)"
+      R"({"destination":"b.test:443","allowed":2,"denied":0,"failed":1},)"
+      R"({"destination":"c.test:443","allowed":-1,"denied":0,"failed":0}],"destinations_dropped":0}})"
+      "\n";
+  EgressDecisions d = parse_decisions(log);
+  EXPECT_EQ(d.denied, 6);
+  EXPECT_EQ(d.allowed, 2);
+  EXPECT_EQ(d.failed, 1);
+  EXPECT_EQ(d.dropped, 8);
+  EXPECT_EQ(d.entries.size(), 1u);
+  EXPECT_EQ(d.unreadable, 1);  // the negative count
+  ASSERT_EQ(d.summary.size(), 2u);
+  EXPECT_EQ(d.summary["a.test:443"].denied, 5);
+  EXPECT_EQ(d.summary["b.test:443"].failed, 1);
+  // A mistyped overflow line is unreadable, never counted.
+  EgressDecisions bad = parse_decisions(R"({"overflow":{"allowed":"2","denied":0,"failed":0,"destinations":[]}})"
+                                        "\n");
+  EXPECT_EQ(bad.unreadable, 1);
+  EXPECT_EQ(bad.allowed, 0);
+}
+
 TEST(ProxyProcess, ArgvCarriesRulesRefusalsAndExtrasAfterTheFixedDescriptors) {
   ProxyArgs args{{"api.test"}, {"*.bad.test"}, {"192.0.2.0/24"}, {"--test-allow-all"}};
   EXPECT_EQ(
