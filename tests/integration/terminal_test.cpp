@@ -332,6 +332,82 @@ TEST_P(Terminal, CtrlZSuspendsTheSessionAndFgResumesIt) {
   EXPECT_EQ(t->wait_exit(), 0) << t->out();
 }
 
+// A TUI that suspends itself, as vim and Claude Code do: in raw mode it reads Ctrl-Z as a
+// key, restores the terminal, says so and sends itself SIGTSTP (vim: to its process group;
+// Node, as Claude Code: to its own pid); continued, it goes raw again and says so. Without a
+// process group of its own the session's group was orphaned and the kernel dropped that
+// SIGTSTP: the program said it was suspended, and neither it nor cordon stopped.
+constexpr const char* kSelfSuspendingTui =
+    "import os, signal, sys, termios, tty\n"
+    "fd = 0\n"
+    "cooked = termios.tcgetattr(fd)\n"
+    "def raw():\n"
+    "    tty.setraw(fd)\n"
+    "    os.write(1, b'\\x1b[?1049h')\n"
+    "raw()\n"
+    "os.write(1, b'READY\\r\\n')\n"
+    "target = sys.argv[1]\n"
+    "line = b''\n"
+    "while True:\n"
+    "    b = os.read(fd, 1)\n"
+    "    if b == b'\\x1a':\n"
+    "        os.write(1, b'\\x1b[?1049l')\n"
+    "        termios.tcsetattr(fd, termios.TCSADRAIN, cooked)\n"
+    "        os.write(1, b'SUSPENDED\\r\\n')\n"
+    "        os.kill(0 if target == 'group' else os.getpid(), signal.SIGTSTP)\n"
+    "        raw()\n"
+    "        os.write(1, b'RESUMED\\r\\n')\n"
+    "    elif b == b'\\r':\n"
+    "        os.write(1, b'GOT ' + line + b'\\r\\n')\n"
+    "        break\n"
+    "    else:\n"
+    "        line += b\n"
+    "termios.tcsetattr(fd, termios.TCSADRAIN, cooked)\n"
+    "os.write(1, b'\\x1b[?1049l')\n";
+
+TEST_P(Terminal, ATuiThatSuspendsItselfStopsWithCordonOnTheFirstCtrlZ) {
+  write_file(workspace_ + "/tui.py", kSelfSuspendingTui);
+  for (const char* target : {"group", "self"}) {
+    SCOPED_TRACE(target);
+    auto t = start({"/usr/bin/python3", workspace_ + "/tui.py", target});
+    ASSERT_TRUE(t->read_until("READY")) << t->out();
+    const size_t before = t->out().size();
+    t->type("\x1a");
+    ASSERT_TRUE(t->read_until("SUSPENDED", 5000, before)) << t->out();
+    ASSERT_TRUE(t->wait_stopped()) << "cordon did not stop with its job: " << t->out().substr(before);
+    EXPECT_TRUE(t->cooked()) << "a suspended cordon gives the terminal back";
+    EXPECT_EQ(t->out().find("RESUMED", before), std::string::npos) << "the program never stopped";
+    ::kill(t->pid(), SIGCONT);
+    ASSERT_TRUE(t->read_until("RESUMED", 5000, before)) << t->out().substr(before);
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (t->cooked() && Clock::now() < deadline) t->pump(20);
+    EXPECT_FALSE(t->cooked()) << "continued, the relay claims the terminal again";
+    t->type("again\r");
+    ASSERT_TRUE(t->read_until("GOT again")) << t->out();
+    EXPECT_EQ(t->wait_exit(), 0) << t->out();
+  }
+}
+
+// A job of a shell inside is that shell's to suspend: cordon stays, the shell prints its
+// prompt, and `fg` inside brings the job back.
+TEST_P(Terminal, CtrlZOnAShellsJobInsideStopsTheJobNotCordon) {
+  auto t = start({"/usr/bin/env", "PS1=P> ", "/bin/bash", "--norc", "--noprofile", "-i"});
+  ASSERT_TRUE(t->read_until("P> ")) << t->out();
+  // The job says when it runs (bash has given it the terminal by then).
+  t->type("/bin/sh -c 'echo RUN''NING; exec sleep 30'\r");
+  ASSERT_TRUE(t->read_until("RUNNING")) << t->out();
+  const size_t before = t->out().size();
+  t->type("\x1a");
+  ASSERT_TRUE(t->read_until("Stopped", 5000, before)) << t->out().substr(before);
+  EXPECT_FALSE(t->wait_stopped(2500)) << "cordon stopped for a job its shell inside suspends";
+  // bash refuses the first exit while it still counts a stopped job; the second one leaves.
+  t->type("kill -9 %1; exit\r");
+  ASSERT_TRUE(t->read_until("exit", 5000, before)) << t->out().substr(before);
+  t->pump(500);
+  t->type("exit 0\r");
+  EXPECT_EQ(t->wait_exit(), 0) << t->out().substr(before);
+}
+
 TEST_P(Terminal, CtrlCAndWindowChangesReachTheSandbox) {
   auto t = start({"/bin/sh", "-c", "stty size; trap 'stty size; trap - INT; echo WINCHED' WINCH; echo READY; "
                                    "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; exit 3"});

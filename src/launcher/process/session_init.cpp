@@ -6,6 +6,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -76,10 +77,32 @@ int wait_forwarding(pid_t child, const sigset_t& forwarded, int death_signal = 0
 // taken by sigwaitinfo; the handler never runs.
 void unused_handler(int) {}
 
+// With the private terminal, the session takes a process group of its own and the terminal's
+// foreground. The launcher's child leads the pty's session, and its parent is in another
+// session, so its group is orphaned: the kernel discards a job-control stop (SIGTSTP, SIGTTIN,
+// SIGTTOU) sent into an orphaned group, and a program that suspends itself after restoring
+// the terminal (vim, Claude Code) would never stop. The init's group has its leader's parent
+// (that child) in the same session and another group: not orphaned, so such a stop takes
+// effect as on any terminal, and the relay notices it (terminal/relay.h). Only when one of the
+// standard streams is the session's controlling terminal; SIGTTOU is held meanwhile, since a
+// background group's tcsetpgrp would be stopped by it.
+void take_terminal_foreground() {
+  int terminal = -1;
+  for (int fd = 0; fd < 3 && terminal < 0; ++fd)
+    if (::tcgetpgrp(fd) >= 0) terminal = fd;
+  if (terminal < 0 || ::setpgid(0, 0) != 0) return;
+  sigset_t ttou, before;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  ::sigprocmask(SIG_BLOCK, &ttou, &before);
+  ::tcsetpgrp(terminal, ::getpgrp());
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
+}
+
 // pid 1 of the session's namespace, whose death takes every process of the session with it:
 // tied to its parent, mounts the namespace's /proc, forks the process that becomes bwrap
 // (returns only there) and waits for it; never returns itself.
-void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, int error_fd) {
+void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, int error_fd, bool leads_terminal) {
   // Blocked before it can arrive, and taken by sigwaitinfo like the forwarded signals.
   sigset_t waited = forwarded;
   sigaddset(&waited, kInitParentDeathSignal);
@@ -93,6 +116,7 @@ void run_session_init(int alive_fd, int report_fd, const sigset_t& forwarded, in
   deliverable.sa_handler = unused_handler;
   for (int sig = 1; sig < NSIG; ++sig)
     if (sig != SIGCHLD && sigismember(&waited, sig)) ::sigaction(sig, &deliverable, nullptr);
+  if (leads_terminal) take_terminal_foreground();
   pid_t bwrap = ::fork();
   if (bwrap < 0) ::_exit(kExitLaunchRefused);
   if (bwrap == 0) {
@@ -114,7 +138,7 @@ void map_own_ids(uid_t uid, gid_t gid) {
   write_proc("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
 }
 
-void fork_session_init(const sigset_t& forwarded, int error_fd) {
+void fork_session_init(const sigset_t& forwarded, int error_fd, bool leads_terminal) {
   const uid_t uid = ::getuid();
   const gid_t gid = ::getgid();
   // Creating a pid namespace needs CAP_SYS_ADMIN in the current user namespace: root has it,
@@ -145,7 +169,7 @@ void fork_session_init(const sigset_t& forwarded, int error_fd) {
   if (init == 0) {
     ::close(alive[1]);
     ::close(report[0]);
-    run_session_init(alive[0], report[1], forwarded, error_fd);
+    run_session_init(alive[0], report[1], forwarded, error_fd, leads_terminal);
     return;  // only in the process that becomes bwrap
   }
   ::close(alive[0]);

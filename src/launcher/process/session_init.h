@@ -27,7 +27,9 @@ void map_own_ids(uid_t uid, gid_t gid);
 // init each wait for their child, pass on the signals in `forwarded` (except SIGCHLD) and end
 // with bwrap's exact wait status; neither returns. The signals in `forwarded` must be blocked.
 // Throws cordon::Error when the namespace cannot be made; the init, which cannot throw to the
-// caller, writes "what\nfix" to `error_fd` and exits kExitLaunchRefused.
-void fork_session_init(const sigset_t& forwarded, int error_fd);
+// caller, writes "what\nfix" to `error_fd` and exits kExitLaunchRefused. `leads_terminal`: the
+// calling process leads the private terminal's session; the init then takes a process group
+// of its own in the terminal's foreground, so that job-control stops work inside.
+void fork_session_init(const sigset_t& forwarded, int error_fd, bool leads_terminal);
 
 }  // namespace cordon

@@ -232,7 +232,8 @@ void open_command_gate(Descriptors& d) {
   // From here on this process only waits outside the session's pid namespace; its init
   // (which returns here) becomes bwrap. See process/session_init.h.
   try {
-    if (plan.isolation.session_init) fork_session_init(signals.forwarded(), d.error_write.get());
+    if (plan.isolation.session_init)
+      fork_session_init(signals.forwarded(), d.error_write.get(), relay && relay->attaches());
   } catch (const Error& e) {
     refuse_from_child(d.error_write.get(), e.what(), e.fix());
   }
@@ -358,8 +359,14 @@ Supervision supervise(ChildProcess& child, const sigset_t& watched, long long wa
     if (relay) relay->poll_fds(fds + 2);
     if (relays.pipes) relays.pipes->poll_fds(fds + kPipesAt);
     const nfds_t count = relays.pipes ? std::size(fds) : relay ? kPipesAt : 2;
-    int ready = ::poll(fds, count, supervision_timeout(wall_clock_seconds, result, deadline, hangup_kill_at));
+    // The relay's tick (a stop it looks for) may wake the loop before any deadline.
+    const int deadline_ms = supervision_timeout(wall_clock_seconds, result, deadline, hangup_kill_at);
+    const int tick_ms = relay ? relay->tick_timeout_ms() : -1;
+    const bool ticking = tick_ms >= 0 && (deadline_ms < 0 || tick_ms < deadline_ms);
+    int ready = ::poll(fds, count, ticking ? tick_ms : deadline_ms);
     if (ready < 0 && errno != EINTR) throw Error(errno_text("poll", errno));
+    if (relay) relay->tick();
+    if (ready == 0 && ticking) continue;
     if (ready == 0) {
       // Killing bwrap's monitor kills the sandbox's init (--die-with-parent), and with it
       // every process of its pid namespace.

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <chrono>
 
+#include "launcher/terminal/stopped_job.h"
+
 namespace cordon::terminal {
 namespace {
 
@@ -40,6 +42,18 @@ int suspend_character(int master) {
   if (::tcgetattr(master, &t) != 0 || !(t.c_lflag & ISIG) || t.c_cc[VSUSP] == _POSIX_VDISABLE) return -1;
   return t.c_cc[VSUSP];
 }
+
+// Whether `typed` holds a key that may stop the foreground job: the pty's suspend character,
+// or Ctrl-Z, which programs in raw mode read and act on themselves.
+bool holds_stop_key(std::string_view typed, int master) {
+  const int key = suspend_character(master);
+  return typed.find('\x1a') != std::string_view::npos ||
+         (key >= 0 && typed.find(static_cast<char>(key)) != std::string_view::npos);
+}
+
+// How long after a suspend key the relay looks for the job's stop, and how often.
+constexpr auto kStopWatch = std::chrono::seconds(2);
+constexpr int kStopWatchIntervalMs = 20;
 
 }  // namespace
 
@@ -118,17 +132,54 @@ void Relay::read_operator() {
   }
   report_.bytes_from_operator += static_cast<uint64_t>(n);
   std::string_view typed(buffer, static_cast<size_t>(n));
-  // Ctrl-Z is the relay's to act on while the session's own group is in the foreground: the
-  // pty's SIGTSTP would reach an orphaned process group (its leader's parent, cordon, is in
-  // another session), which the kernel never stops. A job of a shell inside is not orphaned:
-  // there the key goes in, and that shell suspends its job.
-  const int suspend_key = session_group_in_foreground() ? suspend_character(pty_.master()) : -1;
+  const pid_t foreground = ::tcgetpgrp(pty_.master());
+  // The session leader's own group (before the session init took one of its own, or without
+  // one) is orphaned: its leader's parent, cordon, is in another session, and the kernel
+  // never stops it on the pty's SIGTSTP. There Ctrl-Z is the relay's to act on.
+  const int suspend_key = foreground == session_group_ ? suspend_character(pty_.master()) : -1;
   const size_t at = suspend_key < 0 ? std::string_view::npos : typed.find(static_cast<char>(suspend_key));
   to_pty_.append(typed.substr(0, at));
-  if (at == std::string_view::npos) return;
-  write_pty();
+  if (at != std::string_view::npos) {
+    write_pty();
+    suspend();
+    to_pty_.append(typed.substr(at + 1));
+    return;
+  }
+  // The session init's group is not orphaned: the key goes in, and the job stops itself (a
+  // TUI in raw mode) or is stopped by the pty. The relay looks for that stop (tick()). A job of
+  // a shell inside is left to that shell.
+  if (foreground != session_group_ && is_session_group(foreground, session_group_) &&
+      holds_stop_key(typed, pty_.master())) {
+    watched_group_ = foreground;
+    watch_until_ = std::chrono::steady_clock::now() + kStopWatch;
+  }
+}
+
+int Relay::tick_timeout_ms() const { return watched_group_ > 0 ? kStopWatchIntervalMs : -1; }
+
+void Relay::tick() {
+  if (watched_group_ <= 0) return;
+  const pid_t group = watched_group_;
+  // The watch ends when it times out, or when another group took the foreground (a shell
+  // inside that suspended its own job takes the terminal back).
+  if (std::chrono::steady_clock::now() >= watch_until_ || ::tcgetpgrp(pty_.master()) != group) {
+    watched_group_ = -1;
+    return;
+  }
+  if (!group_has_stopped_process(group)) return;
+  watched_group_ = -1;
+  drain_pty();
   suspend();
-  to_pty_.append(typed.substr(at + 1));
+}
+
+void Relay::drain_pty() {
+  // What the job wrote before it stopped ("suspended", its terminal restored) reaches the
+  // operator before cordon stops; bounded, as every read of the pty.
+  for (int i = 0; i < 16 && pty_open_ && to_operator_.size() < kBufferBytes; ++i) {
+    pollfd p{pty_.master(), POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) break;
+    read_pty();
+  }
 }
 
 void Relay::write_pty() {
@@ -138,7 +189,7 @@ void Relay::write_pty() {
 
 void Relay::window_changed() { pty_.set_size(operator_.size()); }
 
-bool Relay::session_group_in_foreground() const { return ::tcgetpgrp(pty_.master()) == session_group_; }
+bool Relay::session_group_in_foreground() const { return is_session_group(::tcgetpgrp(pty_.master()), session_group_); }
 
 void Relay::signal_from_terminal(int sig) {
   if (sig == SIGTSTP && session_group_in_foreground()) {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,8 @@ class Relay {
   // In the launcher's forked child (async-signal-safe): the sandbox's terminal streams become
   // the pty (unless the plan's test hook keeps the operator's).
   bool attach_in_child() const;
+  // Whether the sandbox's streams are the private pty (its session led by the launcher's child).
+  bool attaches() const { return plan_.attach; }
   // After the fork of `session_group` (the launcher's child, which leads the pty's session and
   // its first process group): the launcher's copy of the slave closes, the operator's terminal
   // goes raw.
@@ -52,6 +55,11 @@ class Relay {
   // moves bytes for whichever are ready.
   void poll_fds(pollfd* fds) const;
   void on_ready(const pollfd* fds);
+  // A job that stops itself (terminal/stopped_job.h): after a suspend key went in, the relay
+  // looks for the job's stop every tick_timeout_ms() (-1: not looking) and suspends cordon
+  // when it finds one. tick() is called at least that often, and after every wake-up.
+  int tick_timeout_ms() const;
+  void tick();
   // SIGWINCH: the operator's window size, passed to the pty.
   void window_changed();
   // A signal the operator's terminal sent cordon (when keystrokes are not relayed its Ctrl-C
@@ -79,6 +87,7 @@ class Relay {
   void read_operator();
   void write_pty();
   void flush_to_operator(int timeout_ms);
+  void drain_pty();  // what the pty holds now, into the operator's buffer (bounded)
   bool session_group_in_foreground() const;
 
   TerminalPlan plan_;
@@ -91,6 +100,8 @@ class Relay {
   bool operator_gone_ = false;  // the operator's terminal hung up: not polled any more
   RelayReport report_;
   pid_t session_group_ = -1;
+  pid_t watched_group_ = -1;  // the foreground group whose stop tick() looks for; -1: none
+  std::chrono::steady_clock::time_point watch_until_;
 };
 
 }  // namespace cordon::terminal
