@@ -196,7 +196,7 @@ TEST_P(AgentControl, McpServersAddedToClaudeJsonAreUndoneAtTeardown) {
   chown_tree(home_, who_.uid, who_.gid);
   RunResult r = sandbox("claude", kPlantMcpServer);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("restored /mcpServers, /projects/~1/allowedTools in " + home_ + "/.claude.json"),
+  EXPECT_NE(r.err.find("restored mcpServers, projects[\"/\"].allowedTools in " + home_ + "/.claude.json"),
             std::string::npos)
       << r.err;
   expect_restored(home_ + "/.claude.json");
@@ -231,7 +231,7 @@ TEST_P(AgentControl, AfterASigkilledLauncherSessionsGcUndoesThem) {
   EXPECT_NE(read_file(home_ + "/.claude.json").find("evil"), std::string::npos);  // nothing undid it yet
   RunResult gc = run({cordon_, "--config", config_, "sessions", "gc"}, o);
   EXPECT_EQ(gc.exit_code, 0) << gc.out << gc.err;
-  EXPECT_NE((gc.out + gc.err).find("restored /mcpServers"), std::string::npos) << gc.out << gc.err;
+  EXPECT_NE((gc.out + gc.err).find("restored mcpServers"), std::string::npos) << gc.out << gc.err;
   expect_restored(home_ + "/.claude.json");
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -204,13 +205,31 @@ std::optional<std::vector<std::pair<std::string, SnapshotEntry>>> snapshot_entri
   return entries;
 }
 
-std::vector<std::string> changed_pointers(const Json& before, const Json& after) {
+// Whether a control key's value grants anything: an MCP server, an allowed tool, a true
+// switch. An empty object or list, false, 0, "" or null grants what an absent key does.
+bool grants(const Json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number()) return value != 0;
+  if (value.is_string() || value.is_array() || value.is_object()) return !value.empty();
+  return false;
+}
+
+// The pointers whose value the session changed to one that grants something (Claude Code
+// writes empty defaults for every new project: they are no change worth a word).
+std::vector<std::string> granting_changes(const Json& before, const Json& after) {
   std::vector<std::string> changed;
   for (const auto& [pointer, value] : after.items())
-    if (!before.contains(pointer) || before[pointer] != value) changed.push_back(pointer);
-  for (const auto& [pointer, value] : before.items())
-    if (!after.contains(pointer)) changed.push_back(pointer);
+    if (grants(value) && (!before.contains(pointer) || before[pointer] != value)) changed.push_back(pointer);
   return changed;
+}
+
+// The values the file gets back: the launch values, and the session's new keys that grant
+// nothing (its empty defaults stay where the agent put them).
+Json values_to_restore(const Json& launch, const Json& now) {
+  Json values = launch;
+  for (const auto& [pointer, value] : now.items())
+    if (!launch.contains(pointer) && !grants(value)) values[pointer] = value;
+  return values;
 }
 
 }  // namespace
@@ -297,7 +316,8 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
       continue;
     }
     Json& doc = *parsed;
-    const std::vector<std::string> changed = changed_pointers(launch, control_key_values(doc, pointers));
+    const Json now = control_key_values(doc, pointers);
+    const std::vector<std::string> changed = granting_changes(launch, now);
     if (changed.empty()) continue;
     std::string kept;
     if (std::string failed = keep_session_version(sessions_dir, id, path, *now_text, kept); !failed.empty()) {
@@ -306,8 +326,9 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
     }
     std::string detail;
     for (const auto& p : changed) detail += (detail.empty() ? "" : ", ") + p;
-    if (std::string why = replace_file(path, with_control_keys(doc, pointers, launch).dump(2) + "\n", st.st_mode,
-                                       st.st_uid, st.st_gid);
+    if (std::string why = replace_file(path,
+                                       with_control_keys(doc, pointers, values_to_restore(launch, now)).dump(2) + "\n",
+                                       st.st_mode, st.st_uid, st.st_gid);
         !why.empty()) {
       audit.problems.push_back(why + ": its control keys (" + detail + ") were left as the session wrote them");
       continue;
@@ -320,14 +341,39 @@ FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::s
   return audit;
 }
 
+std::string readable_pointer(const std::string& pointer) {
+  std::string out;
+  for (const auto& token : tokens_of(pointer)) {
+    const std::string key = unescape_token(token);
+    bool identifier = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
+    for (char c : key) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (identifier) {
+      out += (out.empty() ? "" : ".") + key;
+      continue;
+    }
+    out += "[\"";
+    for (char c : key) out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    out += "\"]";
+  }
+  return out;
+}
+
 std::string control_key_line(const AuditItem& item) {
   if (item.kind == "state-file")
     return item.path +
            " was left as JSON cordon cannot check (the agent may read what the session put there): " + item.detail +
            "; the session's version is " + item.quarantine;
-  return "restored " + item.detail + " in " + item.path +
-         " to their values at launch (the agent would run or allow what the session put there): the session's "
-         "version is " +
+  // The receipt keeps the JSON pointers; people read the keys.
+  std::string keys;
+  for (size_t at = 0; at <= item.detail.size();) {
+    size_t next = item.detail.find(", /", at);
+    if (next == std::string::npos) next = item.detail.size();
+    keys += (keys.empty() ? "" : ", ") + readable_pointer(item.detail.substr(at, next - at));
+    at = next + 2;
+  }
+  return "restored " + keys + " in " + item.path +
+         " to their values at launch (the session set them; the agent would run or allow what they name): the "
+         "session's version is " +
          item.quarantine;
 }
 

@@ -33,7 +33,13 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
 // "state-key"; their detail names the pointers that changed.
 FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::string& id);
 
-// The stderr line of one item, without "cordon: ".
+// A JSON pointer as people read a key: "/projects/~1home~1dev/mcpServers" is
+// `projects["/home/dev"].mcpServers`.
+std::string readable_pointer(const std::string& pointer);
+
+// The stderr line of one item, without "cordon: ". Only a key the session set to a value that
+// grants something (non-empty, true) is restored and named: Claude Code's empty defaults for
+// a new project are left alone.
 std::string control_key_line(const AuditItem& item);
 
 }  // namespace cordon

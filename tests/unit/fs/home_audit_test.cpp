@@ -44,8 +44,9 @@ TEST(HomeAudit, RestoresLaunchValuesAndDropsAddedKeys) {
 TEST(HomeAudit, AContainerTheSessionTurnedIntoAScalarCannotStopTheRestore) {
   const std::vector<std::string> pointers = {"/mcpServers", "/projects/*/mcpServers"};
   Json launch = Json::parse(R"({"/mcpServers":{},"/projects/~1a/mcpServers":{"m":1}})");
-  for (const char* after : {R"({"projects":"x","mcpServers":{"evil":1}})", R"({"projects":[1],"mcpServers":{"evil":1}})",
-                            R"({"projects":{"/a":7},"mcpServers":{"evil":1}})"}) {
+  for (const char* after :
+       {R"({"projects":"x","mcpServers":{"evil":1}})", R"({"projects":[1],"mcpServers":{"evil":1}})",
+        R"({"projects":{"/a":7},"mcpServers":{"evil":1}})"}) {
     Json fixed;
     ASSERT_NO_THROW(fixed = with_control_keys(Json::parse(after), pointers, launch)) << after;
     EXPECT_EQ(fixed["mcpServers"], Json::object()) << after;
@@ -104,6 +105,39 @@ TEST_F(HomeAuditFiles, TheRestoredFileKeepsTheSessionsModeForThePermissionAudit)
   EXPECT_EQ(st.st_mode & 07777, 0666U);
 }
 
+// Claude Code writes empty defaults for every project it meets: no grant, no word, and they
+// stay. A granting value next to them is restored and named; the defaults still stay.
+TEST_F(HomeAuditFiles, EmptyDefaultsAreNoChangeAndStayWhenAGrantIsRestored) {
+  const std::string file = base_ + "/home/.claude.json";
+  std::ofstream(file) << R"({"projects":{}})";
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  const char* defaults = R"({"projects":{"/home/dev/src/app":{"allowedTools":[],"mcpServers":{},)"
+                         R"("enabledMcpjsonServers":[],"enableAllProjectMcpServers":false,"x":1}}})";
+  std::ofstream(file, std::ios::trunc) << defaults;
+  EXPECT_TRUE(restore_control_keys(base_ + "/state/sessions", "S1").items.empty());
+  EXPECT_EQ(Json::parse(slurp(file)), Json::parse(defaults));
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S2", base_ + "/home", "claude"), "");
+  Json granted = Json::parse(defaults);
+  granted["projects"]["/home/dev/src/app"]["enableAllProjectMcpServers"] = true;
+  std::ofstream(file, std::ios::trunc) << granted.dump();
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S2");
+  ASSERT_EQ(audit.items.size(), 1U);
+  EXPECT_EQ(audit.items[0].detail, "/projects/~1home~1dev~1src~1app/enableAllProjectMcpServers");
+  EXPECT_NE(
+      control_key_line(audit.items[0]).find(R"(restored projects["/home/dev/src/app"].enableAllProjectMcpServers in)"),
+      std::string::npos)
+      << control_key_line(audit.items[0]);
+  // The defaults stay, the grant is gone (compared as unordered objects: the rewrite may reorder).
+  EXPECT_EQ(nlohmann::json::parse(slurp(file)), nlohmann::json::parse(defaults));
+}
+
+TEST(HomeAudit, PointersReadAsKeys) {
+  EXPECT_EQ(readable_pointer("/mcpServers"), "mcpServers");
+  EXPECT_EQ(readable_pointer("/projects/~1home~1dev/allowedTools"), R"(projects["/home/dev"].allowedTools)");
+  EXPECT_EQ(readable_pointer("/a~0b/x\"y"), R"(["a~b"]["x\"y"])");
+  EXPECT_EQ(readable_pointer("/9lives"), R"(["9lives"])");
+}
+
 TEST_F(HomeAuditFiles, OtherAgentsHaveNoControlKeysAndAMissingSnapshotIsNothing) {
   EXPECT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "codex"), "");
   EXPECT_FALSE(fs::exists(base_ + "/state/sessions/S1.control-keys"));
@@ -117,9 +151,9 @@ TEST_F(HomeAuditFiles, OtherAgentsHaveNoControlKeysAndAMissingSnapshotIsNothing)
 TEST_F(HomeAuditFiles, AMistypedSnapshotIsAProblemNotAnException) {
   const std::string file = base_ + "/home/.claude.json";
   std::ofstream(file) << R"({"mcpServers":{"a":1}})";
-  for (const std::string entry : {R"("x")", R"({"pointers":"x","values":{}})", R"({"pointers":[1],"values":{}})",
-                                   R"({"pointers":["/mcpServers"],"values":[]})",
-                                   R"({"pointers":["/mcpServers"],"values":{"no-slash":1}})"}) {
+  for (const std::string entry :
+       {R"("x")", R"({"pointers":"x","values":{}})", R"({"pointers":[1],"values":{}})",
+        R"({"pointers":["/mcpServers"],"values":[]})", R"({"pointers":["/mcpServers"],"values":{"no-slash":1}})"}) {
     std::ofstream(base_ + "/state/sessions/S1.control-keys", std::ios::trunc) << "{\"" << file << "\":" << entry << "}";
     FootholdAudit audit;
     ASSERT_NO_THROW(audit = restore_control_keys(base_ + "/state/sessions", "S1")) << entry;
@@ -151,9 +185,9 @@ TEST_F(HomeAuditFiles, AFileCordonCannotCheckIsPutBackWholeWhereParsersDisagree)
   const std::string evil = R"("mcpServers":{"evil":{"command":"touch /tmp/x"}})";
   // Each parses in Node (JSON.parse) and shows `evil`; none is a JSON object for cordon.
   const std::vector<std::string> disagreeing = {
-      "{" + evil + R"(,"n":1e400})",                                                      // Infinity in JS
-      "{" + evil + R"(,"s":"\ud800"})",                                                   // a lone surrogate
-      "{" + evil + ",\"s\":\"\xff\xfe\"}",                                                // invalid UTF-8
+      "{" + evil + R"(,"n":1e400})",                                                     // Infinity in JS
+      "{" + evil + R"(,"s":"\ud800"})",                                                  // a lone surrogate
+      "{" + evil + ",\"s\":\"\xff\xfe\"}",                                               // invalid UTF-8
       "{" + evil + ",\"x\":" + std::string(20000, '[') + std::string(20000, ']') + "}",  // deep
   };
   int n = 0;
