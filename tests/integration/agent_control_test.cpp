@@ -101,7 +101,7 @@ TEST_P(AgentControl, Check32PassesAndFailsWhenWeakenedOrAWritableExecutableRuns)
   RunResult ok = sandbox("claude", battery);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("[PASS] 32"), std::string::npos) << ok.out;
-  EXPECT_NE(ok.out.find("10 control entries read-only"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("14 control entries read-only"), std::string::npos) << ok.out;
 
   RunResult weak = sandbox("claude", battery, {"--test-weaken", "writable-agent-control"});
   EXPECT_EQ(weak.exit_code, 1) << weak.out << weak.err;

@@ -317,7 +317,7 @@ TEST_F(DevcontainerImage, PidOneReapsWhatKilledJailedLaunchesOrphan) {
               zombies_in(shipped.output), zombies_in(plain.output));
   EXPECT_EQ(plain.output.find("NEVER STARTED"), std::string::npos) << plain.output;
   EXPECT_GE(zombies_in(plain.output), 3) << plain.output;
-  EXPECT_TRUE(std::regex_search(plain.output, std::regex(" Z[a-z+]* +passt"))) << plain.output;
+  EXPECT_TRUE(std::regex_search(plain.output, std::regex(" Z[^ ]* +passt"))) << plain.output;
 }
 
 // Each privilege devcontainer.json asks for that podman's defaults lack, taken away: the

@@ -153,7 +153,7 @@ bool status_inside_sandbox(bool json) {
     print_err(std::string("cordon: ignoring ") + kSessionFilePath + ": " + terminal_safe(problem) + "\n");
     return false;
   }
-  StatusView view{true, *session};
+  StatusView view{true, *session, ""};
   print_out(json ? render_status_json(view) : render_status(view));
   return true;
 }

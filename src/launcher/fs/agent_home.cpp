@@ -33,6 +33,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // "settings.json", ".claude.json", "config.toml", "CLAUDE.md": a file; ".claude", "commands": a directory.
 bool names_a_file(const std::string& entry) {
   std::string leaf = entry.substr(entry.rfind('/') + 1);
+  if (leaf == ".env") return true;  // a dotenv file (Codex's, Gemini's), never a directory
   if (!leaf.empty() && leaf[0] == '.') leaf.erase(0, 1);
   return leaf.find('.') != std::string::npos;
 }

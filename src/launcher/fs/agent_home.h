@@ -17,7 +17,7 @@ struct CreatedHomeEntries {
 };
 
 // Makes each missing entry of `entries` (relative to `home`): a name with an extension (its
-// leading dot aside: "settings.json", ".claude.json", "config.toml") a file 0600, holding "{}"
+// leading dot aside: "settings.json", ".claude.json", "config.toml"; and ".env") a file 0600, holding "{}"
 // for ".json" (an empty state every shipped agent accepts) and nothing otherwise; any other
 // name ("commands", ".codex") a directory 0700;
 // missing parents are directories 0700. Owned by the home's owner. Nothing is followed: each

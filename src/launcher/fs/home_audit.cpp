@@ -261,8 +261,9 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
     const ControlKeys& k = keys[i];
     struct stat st {};
     std::optional<std::string> text = read_no_follow(home + "/" + k.file, &st);
-    std::optional<Json> doc = text ? parse_json(*text, nullptr) : Json::object();
-    // Not JSON cordon can check at launch: any change the session makes puts it back whole.
+    std::optional<Json> doc = text ? parse_json(*text, nullptr) : std::nullopt;
+    // Not JSON cordon can check at launch, or absent (~/.claude/.config.json would replace
+    // ~/.claude.json whole): any change the session makes puts it back whole, or removes it.
     Json entry = {{"pointers", k.pointers},
                   {"values", doc ? control_key_values(*doc, k.pointers) : Json::object()},
                   {"launch_checked", doc.has_value()},
@@ -359,6 +360,10 @@ std::string readable_pointer(const std::string& pointer) {
 }
 
 std::string control_key_line(const AuditItem& item) {
+  if (item.kind == "state-file" && item.detail.rfind("removed", 0) == 0)
+    return "the session created " + item.path +
+           ", which the agent reads for what to run (absent at launch): removed; the session's version is " +
+           item.quarantine;
   if (item.kind == "state-file")
     return item.path +
            " was left as JSON cordon cannot check (the agent may read what the session put there): " + item.detail +

@@ -83,8 +83,13 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
       chosen = &m;
       chosen_dir = dir;
     }
-    if (chosen)
-      out.push_back({v2 ? Version::V2 : Version::V1, chosen_dir, v2 ? std::set<std::string>{} : listed, false});
+    if (chosen) {
+      Hierarchy h;
+      h.version = v2 ? Version::V2 : Version::V1;
+      h.own_dir = chosen_dir;
+      if (!v2) h.controllers = listed;
+      out.push_back(std::move(h));
+    }
   }
   return out;
 }

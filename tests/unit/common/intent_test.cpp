@@ -21,7 +21,7 @@ SessionIntent full_intent(const std::string& odd) {
   s.libexec = "/usr/libexec/cordon";
   s.host_namespaces = {{"pid", "pid:[4026531836]"}, {"net", "net:[4026531840]"}};
   s.network = {NetworkMode::EgressJail, {"10.0.0.0/8"}, {"169.254.0.0/16"}, {"198.51.100.53/32"}, "192.0.2.1",
-               "198.51.100.53"};
+               "198.51.100.53", "", {}, {}};
   s.limits = {{"core=0", "nofile=1024", "pids_max=512", "wall_clock_seconds=28800"},
               {{"pids", "/sys/fs/cgroup/" + odd}}};
   s.last_verify = "2026-12-01T10:00:00Z PASS " + odd;
@@ -114,7 +114,7 @@ TEST(Intent, UnknownMembersAreIgnoredAndMissingOnesDefault) {
 }
 
 TEST(Intent, StatusJsonIsStrictJsonForHostileBytes) {
-  StatusView view{true, full_intent("\xff\n\"")};
+  StatusView view{true, full_intent("\xff\n\""), ""};
   Json status = Json::parse(render_status_json(view));
   EXPECT_EQ(status["format"], "cordon-status");
   EXPECT_EQ(status["inside_sandbox"], true);

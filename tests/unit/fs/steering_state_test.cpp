@@ -92,7 +92,7 @@ TEST_F(SteeringState, ALinkInPlaceOfAProjectOrItsMemoryIsNamedNotFollowed) {
 }
 
 TEST_F(SteeringState, AnAgentWithoutMemoryAndAnUnreadableSnapshot) {
-  EXPECT_EQ(snapshot_steering_state(sessions_, "S4", home_, "gemini"), "");
+  EXPECT_EQ(snapshot_steering_state(sessions_, "S4", home_, "generic"), "");
   EXPECT_FALSE(fs::exists(sessions_ + "/S4.steering"));
   EXPECT_TRUE(report_steering_changes(sessions_, "S4").items.empty());
   std::ofstream(sessions_ + "/S5.steering") << R"({"home":"/h","patterns":[],"complete":true,"entries":[["a",1]]})";

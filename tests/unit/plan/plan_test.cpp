@@ -477,7 +477,7 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   Config c = no_jail();
   c.limits.values = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
   HostFacts f = sample_facts();
-  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0}};
   SandboxPlan plan = build_plan(c, f, request());
   ASSERT_EQ(plan.limits.cgroup_budgets.size(), 2u);
   std::string problem;
@@ -495,7 +495,7 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
 TEST(Plan, DefaultBudgetsHoldWhereACgroupIsAndAreRecordedNotEnforcedWhereNot) {
   // The shipped defaults (no [limits] at all): a session cgroup where one can be placed...
   HostFacts f = sample_facts();
-  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true}};
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0}};
   SandboxPlan held = build_plan(no_jail(), f, request());
   ASSERT_EQ(held.limits.cgroup_budgets.size(), 2u);
   EXPECT_TRUE(held.intent.limits.not_enforced.empty());
