@@ -47,9 +47,9 @@ const std::vector<ControlKeys>& shipped_control_keys(const std::string& agent) {
   // may run without asking.
   // ~/.claude/.config.json, when it exists, replaces ~/.claude.json whole (Claude Code reads
   // it first): the same keys, and a session that creates it has it removed after the session.
-  static const std::vector<std::string> pointers = {"/mcpServers", "/projects/*/mcpServers",
-                                                    "/projects/*/enabledMcpjsonServers",
-                                                    "/projects/*/enableAllProjectMcpServers", "/projects/*/allowedTools"};
+  static const std::vector<std::string> pointers = {
+      "/mcpServers", "/projects/*/mcpServers", "/projects/*/enabledMcpjsonServers",
+      "/projects/*/enableAllProjectMcpServers", "/projects/*/allowedTools"};
   static const std::vector<ControlKeys> claude = {{".claude.json", pointers}, {".claude/.config.json", pointers}};
   static const std::vector<ControlKeys> none;
   return agent == "claude" ? claude : none;

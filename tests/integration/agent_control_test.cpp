@@ -249,7 +249,8 @@ TEST_P(AgentControl, WhatASessionWritesInTheAgentsMemoryIsNamedAtTeardown) {
   chown_tree(home_, who_.uid, who_.gid);
   RunResult r = sandbox("claude", kWriteMemory);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("the session added " + home_ + "/.claude/projects/-src-app/memory/MEMORY.md in the agent's "
+  EXPECT_NE(r.err.find("the session added " + home_ +
+                       "/.claude/projects/-src-app/memory/MEMORY.md in the agent's "
                        "memory"),
             std::string::npos)
       << r.err;

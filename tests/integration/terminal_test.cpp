@@ -187,7 +187,6 @@ class Terminal : public LaunchFixture {
     auto lines = record_lines(*records.rbegin());
     return lines.size() == 2 ? lines[1]["receipt"] : Json();
   }
-
 };
 
 // What a hostile command prints: text around one sequence of each class the filter drops
@@ -195,14 +194,14 @@ class Terminal : public LaunchFixture {
 constexpr const char* kHostileOutput =
     "import os, sys\n"
     "w = sys.stdout.buffer.write\n"
-    "w(b'A\\x1b]52;c;ZWNobyBwd25lZA==\\x07')\n"     // clipboard write
-    "w(b'B\\x1b]0;evil title\\x07')\n"              // window title
-    "w(b'C\\x1b[21t\\x1b]11;?\\x07')\n"            // title report, background colour query
+    "w(b'A\\x1b]52;c;ZWNobyBwd25lZA==\\x07')\n"                             // clipboard write
+    "w(b'B\\x1b]0;evil title\\x07')\n"                                      // window title
+    "w(b'C\\x1b[21t\\x1b]11;?\\x07')\n"                                     // title report, background colour query
     "w(b'D\\x1bP$qm\\x1b\\\\\\x1b_Gi=1\\x1b\\\\\\x1b%@\\xc2\\x9b\\x05')\n"  // DCS, APC, ESC % @, C1, ENQ
     "w(b'E\\x1b]8;;http://x/\\x07link\\x1b]8;;\\x07')\n"
     "w(b'F\\x1b]4;1;rgb:ff/00/00\\x07\\x1b]9;notified\\x07')\n"  // palette, notification
-    "w(b'G\\x1b[8;5;5t\\x1b[2t\\x1b[>1u')\n"       // window resize and iconify, kitty keyboard
-    "w(b'H\\x1b[6n\\x1b[31mred\\x1b[0m\\x1b[2;5HI\\n')\n"  // status report, colours, cursor
+    "w(b'G\\x1b[8;5;5t\\x1b[2t\\x1b[>1u')\n"                     // window resize and iconify, kitty keyboard
+    "w(b'H\\x1b[6n\\x1b[31mred\\x1b[0m\\x1b[2;5HI\\n')\n"        // status report, colours, cursor
     "st = os.fstat(1)\n"
     "w(b'DEV %d:%d END\\n' % (os.major(st.st_rdev), os.minor(st.st_rdev)))\n"
     "sys.stdout.flush()\n";
@@ -217,8 +216,8 @@ TEST_P(Terminal, SandboxHasAPrivatePtyAndHostileSequencesStayInside) {
   EXPECT_EQ(out.find("\x1b[21t"), std::string::npos) << out;
   EXPECT_EQ(out.find("\x1bP"), std::string::npos) << out;
   EXPECT_EQ(out.find("\x1b]8;"), std::string::npos) << out;
-  for (const char* gone : {"\x1b]4;", "notified", "\x1b[8;5;5t", "\x1b[2t", "\x1b[>1u", "\x1b_", "\x1b%", "\xc2\x9b",
-                           "\x05", "\x1b]11"})
+  for (const char* gone :
+       {"\x1b]4;", "notified", "\x1b[8;5;5t", "\x1b[2t", "\x1b[>1u", "\x1b_", "\x1b%", "\xc2\x9b", "\x05", "\x1b]11"})
     EXPECT_EQ(out.find(gone), std::string::npos) << gone << " reached the terminal: " << out;
   EXPECT_NE(out.find("ABCDElinkFGH\x1b[6n\x1b[31mred\x1b[0m\x1b[2;5HI"), std::string::npos) << out;
   // The command's stdout was a pty, and not the operator's.
@@ -409,8 +408,9 @@ TEST_P(Terminal, CtrlZOnAShellsJobInsideStopsTheJobNotCordon) {
 }
 
 TEST_P(Terminal, CtrlCAndWindowChangesReachTheSandbox) {
-  auto t = start({"/bin/sh", "-c", "stty size; trap 'stty size; trap - INT; echo WINCHED' WINCH; echo READY; "
-                                   "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; exit 3"});
+  auto t = start({"/bin/sh", "-c",
+                  "stty size; trap 'stty size; trap - INT; echo WINCHED' WINCH; echo READY; "
+                  "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; exit 3"});
   ASSERT_TRUE(t->read_until("READY")) << t->out();
   EXPECT_NE(t->out().find("24 80"), std::string::npos) << t->out();
   t->resize(50, 132);
@@ -476,9 +476,10 @@ TEST_P(Terminal, FilterOutputFiltersPipedOutput) {
   EXPECT_NE(r.err.find("err-\x1b[1mbold\x1b[0m-end\n"), std::string::npos) << ::testing::PrintToString(r.err);
   // The same with the configuration key, for every run; a large output arrives whole.
   write_file(config_, "[network]\negress_jail = false\n[terminal]\nfilter_pipes = true\n");
-  RunResult big = run(cordon_run({"/usr/bin/python3", "-c",
-                                  "import sys\nfor i in range(20000): sys.stdout.write('line %d \\x1b]0;t\\x07\\n' % i)\n"}),
-                      as_who());
+  RunResult big = run(
+      cordon_run({"/usr/bin/python3", "-c",
+                  "import sys\nfor i in range(20000): sys.stdout.write('line %d \\x1b]0;t\\x07\\n' % i)\n"}),
+      as_who());
   EXPECT_EQ(big.exit_code, 0) << big.err;
   EXPECT_EQ(big.out.find("\x1b]0;"), std::string::npos);
   EXPECT_NE(big.out.find("line 0 \n"), std::string::npos);
@@ -489,10 +490,10 @@ TEST_P(Terminal, FilterOutputFiltersPipedOutput) {
 // `cordon run --filter-output -- agent | tee log` from a terminal: stdin and stderr are the
 // private pty, stdout the pipe; both reach the operator filtered.
 TEST_P(Terminal, FilterOutputWithATerminalFiltersThePipeToo) {
-  const std::string pipeline = cordon_ + " --config " + config_ + " run --workspace " +
-                               workspace_ + " --filter-output -- /usr/bin/python3 -c \"$1\" | cat; echo DONE";
-  auto t = std::make_unique<OperatorPty>(
-      std::vector<std::string>{"/bin/sh", "-c", pipeline, "sh", kPipedOutput}, as_who());
+  const std::string pipeline = cordon_ + " --config " + config_ + " run --workspace " + workspace_ +
+                               " --filter-output -- /usr/bin/python3 -c \"$1\" | cat; echo DONE";
+  auto t = std::make_unique<OperatorPty>(std::vector<std::string>{"/bin/sh", "-c", pipeline, "sh", kPipedOutput},
+                                         as_who());
   ASSERT_TRUE(t->read_until("DONE")) << t->out();
   EXPECT_EQ(t->out().find("\x1b]52"), std::string::npos) << ::testing::PrintToString(t->out());
   EXPECT_NE(t->out().find("out--\x1b[31mred"), std::string::npos) << ::testing::PrintToString(t->out());

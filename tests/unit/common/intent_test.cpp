@@ -1,8 +1,9 @@
 // The session file: one versioned JSON document; every fact survives the round trip, whatever
 // bytes it holds, and a reader refuses what it cannot read instead of guessing.
+#include "common/intent.h"
+
 #include <gtest/gtest.h>
 
-#include "common/intent.h"
 #include "common/json_codec.h"
 #include "launcher/commands/status.h"
 
@@ -20,8 +21,15 @@ SessionIntent full_intent(const std::string& odd) {
   s.env_names = {"IS_SANDBOX", odd};
   s.libexec = "/usr/libexec/cordon";
   s.host_namespaces = {{"pid", "pid:[4026531836]"}, {"net", "net:[4026531840]"}};
-  s.network = {NetworkMode::EgressJail, {"10.0.0.0/8"}, {"169.254.0.0/16"}, {"198.51.100.53/32"}, "192.0.2.1",
-               "198.51.100.53", "", {}, {}};
+  s.network = {NetworkMode::EgressJail,
+               {"10.0.0.0/8"},
+               {"169.254.0.0/16"},
+               {"198.51.100.53/32"},
+               "192.0.2.1",
+               "198.51.100.53",
+               "",
+               {},
+               {}};
   s.limits = {{"core=0", "nofile=1024", "pids_max=512", "wall_clock_seconds=28800"},
               {{"pids", "/sys/fs/cgroup/" + odd}}};
   s.last_verify = "2026-12-01T10:00:00Z PASS " + odd;
@@ -60,7 +68,7 @@ void expect_same(const SessionIntent& a, const SessionIntent& b) {
 
 TEST(Intent, EveryFactRoundTripsWhateverItsBytes) {
   for (const std::string& odd : {std::string("plain"), std::string("new\nline \"q\" \\"), std::string("n\0l", 3),
-                                std::string("\xff\xfe"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
+                                 std::string("\xff\xfe"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
     const SessionIntent intent = full_intent(odd);
     const std::string text = serialize_session(intent);
     EXPECT_EQ(text.find('\n'), text.size() - 1) << "one line, newline-terminated";

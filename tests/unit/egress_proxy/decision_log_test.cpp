@@ -67,7 +67,7 @@ TEST(DecisionLog, PastItsBoundCountsByDestinationAndWritesTheCountsLast) {
     log.write({"b.test:443", "CONNECT", true, "r", "", 0, 0, 0, 200, ""});
     log.write({"", "", false, "r", "", 0, 0, 0, 400, ""});
     log.finish();
-    log.finish();  // once
+    log.finish();                                                            // once
     log.write({"a.test:443", "CONNECT", false, "r", "", 0, 0, 0, 403, ""});  // after: never written
   }
   close(p[1]);

@@ -43,7 +43,8 @@ TEST(EgressDecisions, AFloodKeepsExactCountsAndABoundedReceipt) {
     std::string name = i % 1000 == 0 ? std::string(16000, 'x') : "n" + std::to_string(i) + ".flood.test:443";
     log += R"({"destination":")" + name + R"(","method":"CONNECT","allowed":false,"status":403})" + "\n";
   }
-  log += R"({"destination":"api.test:443","method":"CONNECT","allowed":true,"status":200})" "\n";
+  log += R"({"destination":"api.test:443","method":"CONNECT","allowed":true,"status":200})"
+         "\n";
   EgressDecisions d = parse_decisions(log);
   EXPECT_EQ(d.denied, kLines);
   EXPECT_EQ(d.allowed, 1);

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/ipv4.h"
 #include "common/intent.h"
+#include "common/ipv4.h"
 #include "common/json_codec.h"
 #include "launcher/env/env.h"
 #include "launcher/fs/gitconfig.h"
