@@ -105,9 +105,16 @@ void probe_read_canary(const Context& ctx, Tally& tally) {
 
 // 21 -----------------------------------------------------------------------------------
 void probe_other_project(const Context& ctx, Tally& tally) {
-  for (const auto& c : other_canaries(ctx))
-    if (!path_within(c, ctx.workspace)) read_attempt(c, tally, "canary");
   const std::string parent = dirname_of(ctx.workspace);
+  // A canary outside $HOME, or one beside the workspace wherever it is (`verify --deep` plants
+  // one there: another project, for a workspace under the home as for any other), unless the
+  // configuration exposes that place by design.
+  const std::vector<std::string> outside_home = other_canaries(ctx);
+  for (const auto& c : ctx.options.canaries) {
+    const bool beside = !ctx.workspace.empty() && parent != ctx.workspace && dirname_of(c) == parent;
+    const bool other = std::find(outside_home.begin(), outside_home.end(), c) != outside_home.end();
+    if (!path_within(c, ctx.workspace) && (beside || other) && !is_exposed(ctx, c)) read_attempt(c, tally, "canary");
+  }
   if (ctx.workspace.empty() || parent == "/" || parent == ctx.workspace) {
     if (tally.empty())
       tally.inconclusive("the workspace has no parent directory to look beside; no --canary outside $HOME given");

@@ -68,7 +68,8 @@ class NetworkModes : public ::testing::Test {
   static std::string start_web_servers() {
     const std::string d = world->dir + "/web";
     const std::string script =
-        "set -e\nmkdir -p " + d + "/root\ncd " + d + "\n"
+        "set -e\nmkdir -p " + d + "/root\ncd " + d +
+        "\n"
         "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cordon-test-ca -keyout ca.key -out ca.pem "
         "2>/dev/null\n"
         "openssl req -newkey rsa:2048 -nodes -subj /CN=internet.test -keyout site.key -out site.csr 2>/dev/null\n"
@@ -80,12 +81,15 @@ class NetworkModes : public ::testing::Test {
         "mkdir -p git && git clone -q --bare src git/smart.git\n"
         // A package index for pip (a wheel made by hand: no build backend, no network) and an
         // npm tarball, both served from the same origin.
-        "mkdir -p root/simple/demo-pkg npmpkg && /usr/bin/python3 " + CORDON_SOURCE_DIR +
+        "mkdir -p root/simple/demo-pkg npmpkg && /usr/bin/python3 " +
+        CORDON_SOURCE_DIR +
         "/tests/integration/world_packages.py root/simple/demo-pkg npmpkg\n"
         "(cd npmpkg && npm pack --silent >/dev/null 2>&1 && mv demo-1.0.0.tgz ../root/) || true\n"
-        "ip netns exec " + world->router_ns + " timeout 900 /usr/bin/python3 " + CORDON_SOURCE_DIR +
+        "ip netns exec " +
+        world->router_ns + " timeout 900 /usr/bin/python3 " + CORDON_SOURCE_DIR +
         "/tests/integration/world_servers.py 198.18.0.10 " + d + "/root " + d + "/git site.pem site.key " + d +
-        "/ready >web.log 2>&1 &\necho $! > " + world->dir + "/web.pid\n"
+        "/ready >web.log 2>&1 &\necho $! > " + world->dir +
+        "/web.pid\n"
         "i=0; while [ ! -s ready ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\n"
         "test -s ready || { cat web.log; exit 1; }\n";
     CommandResult made = run_shell(script);
@@ -152,6 +156,28 @@ TEST_F(NetworkModes, OfflineReachesNothingButLoopback) {
   }
 }
 
+// The README's own layout: a project under the home (~/src/app). Probe 21 judges the canary
+// `verify --deep` plants beside the workspace; before, it looked only for canaries outside
+// the home, found the siblings hidden and nothing to read, and the audit ended INCOMPLETE
+// (exit 3) for every home-kept project.
+TEST_F(NetworkModes, DeepVerifyOfAWorkspaceUnderTheHomeFinishes) {
+  for (As who : {As::Root, As::User}) {
+    NetWorld::RunOptions o = as(who);
+    o.verify = o.deep = true;
+    o.fixed_config = true;
+    const std::string home = who == As::Root ? world->dir + "/root-home" : std::string("/home/") + NetWorld::kUser;
+    o.workspace = home + "/src/app-" + world->id;
+    run_shell("mkdir -p " + o.workspace +
+              (who == As::User ? std::string(" && chown -R ") + NetWorld::kUser + " " + home + "/src" : ""));
+    if (who == As::Root) o.env = "HOME=" + home;
+    CommandResult run = world->cordon_run(config("offline"), "", o);
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(has(run.output, "[BLOCKED] 21 fs-other-project")) << run.output;
+    EXPECT_TRUE(has(run.output, "RESULT: SANDBOX OK")) << run.output;
+    run_shell("rm -rf " + o.workspace);
+  }
+}
+
 // Check 31 and probes 12-17 hold offline; in the launcher's own namespace (the weakening) 31
 // FAILs and the probes that look for a way out find one.
 TEST_F(NetworkModes, OfflineVerifyDeepPassesAndItsWeakeningIsSeen) {
@@ -169,8 +195,8 @@ TEST_F(NetworkModes, OfflineVerifyDeepPassesAndItsWeakeningIsSeen) {
   CommandResult battery = world->cordon_run(config("offline"), "", weak);
   EXPECT_TRUE(has(battery.output, "[FAIL] 31 egress limited to the policy — mode offline: interfaces besides loopback"))
       << battery.output;
-  CommandResult probes =
-      world->cordon_run(config("offline"), probe() + " --only 13,14,15,17", as(As::Root, "--test-weaken offline-host-net"));
+  CommandResult probes = world->cordon_run(config("offline"), probe() + " --only 13,14,15,17",
+                                           as(As::Root, "--test-weaken offline-host-net"));
   for (const char* id : {"13", "14", "15", "17"})
     EXPECT_TRUE(has(probes.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << probes.output;
 }
@@ -235,8 +261,8 @@ TEST_F(NetworkModes, AllowlistRefusesTheHostsOwnAddresses) {
                  has(d.value("reason", ""), "198.19.7.7");
     EXPECT_TRUE(refused) << receipt["egress"].dump();
   }
-  CommandResult control =
-      world->cordon_run(config("allowlist-hostself"), attempt, as(As::Root, "--test-weaken proxy-allow-all"));
+  CommandResult control = world->cordon_run(config("allowlist-hostself"), attempt,
+                                            as(As::Root, "--test-weaken proxy-allow-all"));
   EXPECT_TRUE(has(control.output, "hello 198.19.7.7")) << control.output;
 }
 
@@ -253,21 +279,23 @@ TEST_F(NetworkModes, AllowlistVerifyDeepPassesAndEachWeakeningIsSeen) {
   NetWorld::RunOptions weak = as(As::Root, "--test-weaken allowlist-host-net");
   weak.verify = true;
   CommandResult battery = world->cordon_run(config("allowlist"), "", weak);
-  EXPECT_TRUE(has(battery.output, "[FAIL] 31 egress limited to the policy — mode allowlist: interfaces besides loopback"))
+  EXPECT_TRUE(
+      has(battery.output, "[FAIL] 31 egress limited to the policy — mode allowlist: interfaces besides loopback"))
       << battery.output;
   CommandResult host_net = world->cordon_run(config("allowlist"), probe() + " --only 13,14,15,17",
                                              as(As::Root, "--test-weaken allowlist-host-net"));
   for (const char* id : {"13", "14", "15", "17"})
     EXPECT_TRUE(has(host_net.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << host_net.output;
-  CommandResult open_proxy =
-      world->cordon_run(config("allowlist"), probe() + " --only 12,13,16", as(As::Root, "--test-weaken proxy-allow-all"));
+  CommandResult open_proxy = world->cordon_run(config("allowlist"), probe() + " --only 12,13,16",
+                                               as(As::Root, "--test-weaken proxy-allow-all"));
   for (const char* id : {"12", "13", "16"})
     EXPECT_TRUE(has(open_proxy.output, std::string("[ESCAPED] ") + id + " ")) << id << "\n" << open_proxy.output;
   // The battery's proxy test sees an open proxy too.
   NetWorld::RunOptions open_battery = as(As::Root, "--test-weaken proxy-allow-all");
   open_battery.verify = true;
   CommandResult open = world->cordon_run(config("allowlist"), "", open_battery);
-  EXPECT_TRUE(has(open.output, "[FAIL] 31 egress limited to the policy — mode allowlist: the proxy answered")) << open.output;
+  EXPECT_TRUE(has(open.output, "[FAIL] 31 egress limited to the policy — mode allowlist: the proxy answered"))
+      << open.output;
 }
 
 // Real clients through the proxy: curl over HTTPS (end to end through CONNECT, trusting the
@@ -310,7 +338,8 @@ TEST_F(NetworkModes, AllowlistCarriesPipAndNpm) {
   if (!path_exists(world->dir + "/web/root/demo-1.0.0.tgz")) GTEST_SKIP() << "npm could not pack the test package";
   const char* script =
       "set -e; rm -rf venv app; /usr/bin/python3 -m venv venv\n"
-      "venv/bin/pip install -q --disable-pip-version-check --trusted-host internet.test --index-url http://internet.test:8000/simple/ demo-pkg\n"
+      "venv/bin/pip install -q --disable-pip-version-check --trusted-host internet.test --index-url "
+      "http://internet.test:8000/simple/ demo-pkg\n"
       "venv/bin/python -c 'import demo_pkg; print(demo_pkg.VALUE)'\n"
       "mkdir app && cd app && echo '{\"name\":\"app\",\"version\":\"1.0.0\"}' > package.json\n"
       "npm install --no-audit --no-fund --no-update-notifier --silent http://internet.test:8000/demo-1.0.0.tgz\n"
@@ -332,7 +361,8 @@ TEST_F(NetworkModes, AllowlistLauncherKilledLeavesNoProxyOrSandbox) {
   // Bounded: the proxy must be up within 5 s (it is, within milliseconds), then SIGKILL.
   write_file(script,
              "\"$@\" &\npid=$!\ni=0\n"
-             "while [ $i -lt 100 ] && ! pgrep --ns $$ --nslist net -f cordon-egress-proxy >/dev/null; do sleep 0.05; i=$((i + 1)); done\n"
+             "while [ $i -lt 100 ] && ! pgrep --ns $$ --nslist net -f cordon-egress-proxy >/dev/null; do sleep 0.05; "
+             "i=$((i + 1)); done\n"
              "pgrep --ns $$ --nslist net -f cordon-egress-proxy >/dev/null && echo PROXY-WAS-UP\n"
              "sleep 0.3\nkill -9 $pid\nwait $pid 2>/dev/null\necho KILLED\n",
              0755);

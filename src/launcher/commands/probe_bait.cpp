@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/process_start.h"
 #include "common/text.h"
 
 namespace cordon {
@@ -25,16 +25,6 @@ std::string random_suffix() {
   std::snprintf(out, sizeof out, "%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1], bytes[2], bytes[3], bytes[4],
                 bytes[5]);
   return out;
-}
-
-// Field 22 of /proc/self/stat: with the pid it names this process unambiguously.
-std::string own_start_time() {
-  std::string stat = read_text_file("/proc/self/stat");
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-  }
-  return field;
 }
 
 }  // namespace
@@ -82,9 +72,13 @@ ProbeBait::~ProbeBait() {
 }
 
 std::vector<std::string> ProbeBait::probe_args() const {
-  std::vector<std::string> args = {"--target-pid",         std::to_string(::getpid()) + ":" + own_start_time(),
-                                   "--host-loopback-port", std::to_string(loopback_port_),
-                                   "--host-abstract",      abstract_name_};
+  std::vector<std::string> args = {
+      "--target-pid",
+      std::to_string(::getpid()) + ":" + std::to_string(process_start_ticks("self").value_or(0)),
+      "--host-loopback-port",
+      std::to_string(loopback_port_),
+      "--host-abstract",
+      abstract_name_};
   for (const auto& c : canaries_) args.insert(args.end(), {"--canary", c});
   return args;
 }

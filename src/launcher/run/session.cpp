@@ -72,8 +72,22 @@ HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
   return facts;
 }
 
+// What the output filter kept from the operator's terminal, once, on a terminal: a dropped
+// clipboard write or hyperlink is otherwise a feature that silently does nothing. "unknown"
+// is never passable, so it is not named.
+void report_terminal_drops(const TerminalOutcome& terminal) {
+  if (!terminal.relayed || !::isatty(2)) return;
+  std::string classes;
+  for (const auto& [name, count] : terminal.dropped)
+    if (name != "unknown" && count > 0) classes += (classes.empty() ? "" : ", ") + name + " " + std::to_string(count);
+  if (classes.empty()) return;
+  print_err("cordon: the terminal filter dropped what the sandbox wrote of: " + classes +
+            " (to let a class through, add it to [terminal] pass in " + build::kConfigPath + ")\n");
+}
+
 // What the session's end tells the user; the exit status (125 when its teardown failed).
 int report_end(const Receipt& receipt, const SessionRecord& record) {
+  report_terminal_drops(receipt.outcome.terminal);
   for (const auto& hit : receipt.limit_hits)
     print_err("cordon: the session hit its " + terminal_safe(hit) + " limit\n");
   if (receipt.teardown_problems.empty()) return receipt.outcome.exit_code;
