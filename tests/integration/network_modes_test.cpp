@@ -218,6 +218,7 @@ TEST_F(NetworkModes, AllowlistAdmitsListedDestinationsAndRecordsEachDecision) {
     EXPECT_TRUE(has(run.output, "add \"unlisted.test:8080\" to [network] allow")) << run.output;
     EXPECT_TRUE(has(run.output, "loopback: OK echo")) << run.output;
     EXPECT_TRUE(has(run.output, "cordon: network allowlist: 2 connection(s) allowed, 4 denied")) << run.output;
+    EXPECT_TRUE(has(run.output, "; to allow it, add \"")) << run.output;  // the exit line's way forward
     Json receipt = latest_receipt(who);
     ASSERT_TRUE(receipt.is_object()) << run.output;
     const Json egress = receipt["egress"];

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "common/build_config.h"
 #include "common/error.h"
 #include "common/text.h"
 
@@ -155,6 +156,17 @@ std::string egress_counts_text(const EgressDecisions& d) {
   return line;
 }
 
-std::string egress_summary_line(const EgressDecisions& d) { return "network allowlist: " + egress_counts_text(d); }
+std::string egress_summary_line(const EgressDecisions& d) {
+  std::string line = "network allowlist: " + egress_counts_text(d);
+  // The way forward for the first denied destination: the exact entry and where it goes (a
+  // CONNECT client, such as npm over HTTPS, never sees the proxy's 403 body that says so).
+  for (const auto& e : d.entries) {
+    if (!is_decision(e) || !is_denied(e) || !e["destination"].is_string()) continue;
+    line += "; to allow it, add \"" + terminal_safe(e["destination"].get<std::string>()) + "\" to [network] allow in " +
+            build::kConfigPath;
+    break;
+  }
+  return line;
+}
 
 }  // namespace cordon::proxy

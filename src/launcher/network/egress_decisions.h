@@ -47,7 +47,8 @@ Json egress_json(const EgressDecisions& d);
 // (a.test:443, b.test:80)". What `cordon status` shows as the last allowlist session's.
 std::string egress_counts_text(const EgressDecisions& d);
 
-// The line the launcher prints at the session's end: "network allowlist: " + the counts text.
+// The line the launcher prints at the session's end: "network allowlist: " + the counts text,
+// and for the first denied destination the entry that allows it and the file it goes in.
 std::string egress_summary_line(const EgressDecisions& d);
 
 }  // namespace cordon::proxy

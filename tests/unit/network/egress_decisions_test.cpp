@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/build_config.h"
 #include "launcher/network/proxy_process.h"
 
 namespace cordon::proxy {
@@ -28,7 +29,10 @@ TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
   Json j = egress_json(d);
   EXPECT_EQ(j["failed"], 1);
   EXPECT_EQ(j["decisions"][1]["destination"], "evil.test:443");
-  EXPECT_EQ(egress_summary_line(d), "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");
+  EXPECT_EQ(egress_summary_line(d),
+            "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443); "
+            "to allow it, add \"evil.test:443\" to [network] allow in " +
+                std::string(build::kConfigPath));
   EXPECT_EQ(egress_counts_text(d), "1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");  // for status
 }
 
