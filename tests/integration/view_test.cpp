@@ -56,8 +56,8 @@ class View : public LaunchFixture {
     if (who_.uid != 0)
       argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid", std::to_string(who_.uid), "--regid",
                                std::to_string(who_.gid), "--clear-groups"});
-    argv.insert(argv.end(), {cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/sh", "-c",
-                             script});
+    argv.insert(argv.end(),
+                {cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/sh", "-c", script});
     RunOptions o;
     o.env = base_env(who_);
     o.cwd = workspace_;
@@ -103,8 +103,8 @@ TEST_P(View, ReadPathsAreAddedReadOnly) {
 
 TEST_P(View, ACommandOutsideTheViewIsNotFoundBeforeLaunch) {
   write_file(opt_secret_ + "/tool", "#!/bin/sh\necho ran\n", 0755);
-  std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", workspace_, "--",
-                                   opt_secret_ + "/tool"};
+  std::vector<std::string> argv = {cordon_,       "--config", config_, "run",
+                                   "--workspace", workspace_, "--",    opt_secret_ + "/tool"};
   RunOptions o;
   o.env = base_env(who_);
   o.as = who_;
@@ -113,6 +113,36 @@ TEST_P(View, ACommandOutsideTheViewIsNotFoundBeforeLaunch) {
   EXPECT_EQ(r.exit_code, 127) << r.err;
   EXPECT_NE(r.err.find("outside the sandbox's view"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("filesystem.read"), std::string::npos) << r.err;
+}
+
+// A tool in the home: the refusal's fix is home.keep (the sandbox's home holds only the
+// profile's entries, so filesystem.read there would be hidden, and is refused at its line).
+// Following the fix works. Before, the advice was filesystem.read, which was accepted and then
+// failed in bwrap's execvp ("run cordon doctor").
+TEST_P(View, AToolInTheHomeIsRefusedWithAFixThatWorks) {
+  const std::string home = base_->path() + "/home";
+  write_file(home + "/bin/tool", "#!/bin/sh\necho tool-ran\n", 0755);
+  fs::create_directories(home + "/src/app");
+  chown_tree(home, who_.uid, who_.gid);
+  RunOptions o;
+  o.env = env_with_other_home(who_, home);
+  o.as = who_;
+  o.cwd = home + "/src/app";
+  auto launch = [&] {
+    return run({cordon_, "--config", config_, "run", "--workspace", home + "/src/app", "--", home + "/bin/tool"}, o);
+  };
+  RunResult refused = launch();
+  EXPECT_EQ(refused.exit_code, 127) << refused.err;
+  EXPECT_NE(refused.err.find("add \"bin\" to home.keep"), std::string::npos) << refused.err;
+  write_file(config_, "[network]\negress_jail = false\n[filesystem]\nread = [\"" + home + "/bin\"]\n");
+  RunResult read = launch();
+  EXPECT_EQ(read.exit_code, 125) << read.err;  // a configuration refusal under `run` (README: exit codes)
+  EXPECT_NE(read.err.find(config_ + ":4:"), std::string::npos) << read.err;
+  EXPECT_NE(read.err.find("home.keep"), std::string::npos) << read.err;
+  write_file(config_, "[network]\negress_jail = false\n[home]\nkeep = [\"bin\"]\n");
+  RunResult kept = launch();
+  EXPECT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_NE(kept.out.find("tool-ran"), std::string::npos) << kept.out;
 }
 
 // The toolchains a coding agent uses, in the default view, offline: C and C++, make, cmake,
@@ -181,19 +211,20 @@ TEST_P(View, AWorkspaceSwapRacingTheLaunchNeverBindsTheHome) {
   // d: a directory (holding the workspace) and a link to the home's parent, in turns; bounded.
   // A pause with d a directory after each swap: without one, on an idle machine the link won
   // nearly every launch (0 of 200 bound the workspace once), and the test proved nothing.
-  const std::string swapper =
-      "cd " + race + " && ln -s " + (home_parent.empty() ? "/" : home_parent) + " link && i=0; while [ $i -lt 50000 ]; do "
-      "mv d d.real && mv link d && mv d link && mv d.real d; sleep 0.01; i=$((i+1)); done";
+  const std::string swapper = "cd " + race + " && ln -s " + (home_parent.empty() ? "/" : home_parent) +
+                              " link && i=0; while [ $i -lt 50000 ]; do "
+                              "mv d d.real && mv link d && mv d link && mv d.real d; sleep 0.01; i=$((i+1)); done";
   RunOptions bg;
   bg.env = base_env(root_identity());
   pid_t pid = spawn_background({"/bin/sh", "-c", swapper}, bg);
   ASSERT_GT(pid, 0);
   int good = 0, refused = 0, wrong = 0;
-  const std::string inside = "if [ -e " + canary_name + " ]; then echo WRONG; "
+  const std::string inside = "if [ -e " + canary_name +
+                             " ]; then echo WRONG; "
                              "elif [ -e marker ]; then echo GOOD; else echo OTHER; fi";
   for (int i = 0; i < 200; ++i) {
-    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", ws, "--", "/bin/sh", "-c",
-                                     inside};
+    std::vector<std::string> argv = {cordon_, "--config", config_,   "run", "--workspace",
+                                     ws,      "--",       "/bin/sh", "-c",  inside};
     RunOptions o;
     o.env = base_env(who_);
     o.as = who_;
@@ -216,8 +247,9 @@ TEST_P(View, AWorkspaceSwapRacingTheLaunchNeverBindsTheHome) {
 // write beyond the cap fails, and battery check 27 reads the sizes back (and FAILs without).
 TEST_P(View, WritableTmpfsMountsAreCappedAndCheck27MeasuresIt) {
   write_config("tmpfs_size_bytes = 4194304\n");
-  RunResult r = sandbox("for d in /tmp /var/tmp \"$HOME\"; do dd if=/dev/zero of=$d/big bs=1M count=8 2>/dev/null "
-                        "&& echo UNCAPPED $d || echo capped $d; done");
+  RunResult r = sandbox(
+      "for d in /tmp /var/tmp \"$HOME\"; do dd if=/dev/zero of=$d/big bs=1M count=8 2>/dev/null "
+      "&& echo UNCAPPED $d || echo capped $d; done");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("UNCAPPED"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("capped /var/tmp"), std::string::npos) << r.out;

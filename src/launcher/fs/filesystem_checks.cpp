@@ -129,10 +129,20 @@ void refuse_unsafe_filesystem(const FilesystemConfig& config, const HomeConfig& 
   validate_control_entries(profile, f);
   validate_caches(home, source, profile, f);
   validate_masks(config, source, f);
-  for (size_t i = 0; i < config.read.size(); ++i)
+  for (size_t i = 0; i < config.read.size(); ++i) {
     if (config.view == RootView::System && !f.exists(config.read[i]))
       throw source.error("filesystem.read", i, "read-only path " + config.read[i] + " does not exist",
                          "create it or remove it from " + source.file);
+    // The sandbox's home is a fresh tmpfs holding only the profile's entries: a read path in the
+    // home would be covered by it, and the launch would fail later, in bwrap.
+    if (config.view == RootView::System && !f.home.empty() && f.home != "/" && config.read[i] != f.home &&
+        path_within(config.read[i], f.home))
+      throw source.error("filesystem.read", i,
+                         "read-only path " + config.read[i] + " lies in your home " + f.home +
+                             ", which the sandbox sees only as the agent profile's entries",
+                         "list it relative to the home in home.keep (\"" + config.read[i].substr(f.home.size() + 1) +
+                             "\") instead of filesystem.read, in " + source.file);
+  }
   if (!f.exists(mask_source(f)))
     throw Error("cordon's mask file " + mask_source(f) + " is missing",
                 "reinstall cordon (cmake --install); masks bind this empty read-only file");

@@ -6,7 +6,9 @@
 #include <sstream>
 #include <vector>
 
+#include "common/build_config.h"
 #include "common/error.h"
+#include "common/paths.h"
 #include "launcher/inputs/paths.h"
 
 namespace cordon {
@@ -24,16 +26,29 @@ std::string why_not_executable(const std::string& path) {
   return "";
 }
 
+// How to make a hidden command visible: a file in the home through home.keep (relative to the
+// home; filesystem.read is refused there), anything else through filesystem.read.
+std::string fix_for_hidden(const std::string& real, const std::string& home) {
+  if (!home.empty() && home != "/" && path_within(real, home) && real != home) {
+    const std::string rel = real.substr(home.size() + 1);
+    const std::string dir = rel.find('/') == std::string::npos ? rel : rel.substr(0, rel.rfind('/'));
+    return "add \"" + dir + "\" to home.keep in " + std::string(build::kConfigPath) +
+           " (read-only in the sandbox's home), or install it under /usr; nothing ran";
+  }
+  return "add its directory to filesystem.read in " + std::string(build::kConfigPath) +
+         ", or install it under /usr; nothing ran";
+}
+
 }  // namespace
 
-void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible) {
+void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible,
+                            const std::string& home) {
   if (command.find('/') != std::string::npos) {
     std::string why = why_not_executable(command);
     if (why.empty()) {
       const std::string real = real_path(command);
       if (visible(real)) return;
-      throw Error("command " + command + " is outside the sandbox's view (" + real + ")",
-                  "add its directory to filesystem.read in the configuration, or install it under /usr; nothing ran",
+      throw Error("command " + command + " is outside the sandbox's view (" + real + ")", fix_for_hidden(real, home),
                   kExitNotFound);
     }
     if (why == "missing")
@@ -61,9 +76,7 @@ void check_command_runnable(const std::string& command, const std::string& path_
   if (!first_hidden.empty())
     throw Error("command not found inside the sandbox: " + command + " is " + first_hidden + " (" +
                     real_path(first_hidden) + "), which the sandbox does not see",
-                "add its directory to filesystem.read in the configuration (it may not lie in a home), or install "
-                "it under /usr; nothing ran",
-                kExitNotFound);
+                fix_for_hidden(real_path(first_hidden), home), kExitNotFound);
   throw Error("command not found: " + command + " (the sandbox's PATH: " + search + ")",
               "give its full path, or install it in a directory on that PATH; nothing ran", kExitNotFound);
 }

@@ -16,6 +16,9 @@ using VisibleInside = std::function<bool(const std::string& real_path)>;
 // that is not `visible` inside is passed over, as execvp inside will not find it. Throws
 // cordon::Error exiting 127 when nothing is there (or only outside the sandbox's view), 126
 // when what is there cannot be executed (a directory, no execute permission), as shells do.
-void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible);
+// `home`: the launching user's $HOME, for the fix of a command hidden there (home.keep, since
+// the sandbox's home holds only the profile's entries).
+void check_command_runnable(const std::string& command, const std::string& path_value, const VisibleInside& visible,
+                            const std::string& home = "");
 
 }  // namespace cordon

@@ -47,8 +47,9 @@ std::string sandbox_path(const EnvList& env) {
 // The command must be runnable (127 / 126 otherwise, as a shell says); crashed sessions are
 // swept before a new one starts.
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
-  check_command_runnable(plan.command.at(0), sandbox_path(plan.env),
-                         [&](const std::string& real) { return visible_inside(plan.intent, real); });
+  check_command_runnable(
+      plan.command.at(0), sandbox_path(plan.env),
+      [&](const std::string& real) { return visible_inside(plan.intent, real); }, facts.home);
   tidy_records(config, facts);
   // On a terminal, where a person reads it: the configuration variables left out (names
   // only, never values).
