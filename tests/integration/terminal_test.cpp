@@ -250,6 +250,34 @@ TEST_P(Terminal, SandboxHasAPrivatePtyAndHostileSequencesStayInside) {
       << out;
 }
 
+// Codex's browser sign-in waits on 127.0.0.1:1455 inside the sandbox's network namespace, out
+// of the browser's reach: an operator starting it without a login is told, on the terminal,
+// which login works inside. With a login (or an API key passed in) nothing is said.
+TEST_P(Terminal, AnAgentWithoutALoginIsToldTheLoginThatWorksInside) {
+  const std::string home = base_->path() + "/login-home";
+  fs::create_directories(home + "/src/app");
+  chown_tree(home, who_.uid, who_.gid);
+  RunOptions o = as_who();
+  o.env = env_with_other_home(who_, home);
+  o.env["TERM"] = "xterm-256color";
+  o.cwd = home + "/src/app";
+  const std::vector<std::string> argv = {cordon_, "--config",    config_,           "run", "--agent",
+                                         "codex", "--workspace", home + "/src/app", "--",  "/bin/true"};
+  {
+    OperatorPty t(argv, o);
+    EXPECT_EQ(t.wait_exit(), 0) << t.out();
+    EXPECT_NE(t.out().find("cordon: codex has no login yet: Codex's browser sign-in waits on 127.0.0.1:1455"),
+              std::string::npos)
+        << t.out();
+    EXPECT_NE(t.out().find("codex login --device-auth"), std::string::npos) << t.out();
+  }
+  write_file(home + "/.codex/auth.json", "{}", 0600);
+  chown_tree(home, who_.uid, who_.gid);
+  OperatorPty t(argv, o);
+  EXPECT_EQ(t.wait_exit(), 0) << t.out();
+  EXPECT_EQ(t.out().find("has no login yet"), std::string::npos) << t.out();
+}
+
 // A class the operator passes on purpose reaches the terminal; the others still do not.
 TEST_P(Terminal, APassedClassReachesTheTerminal) {
   write_file(config_, "[network]\negress_jail = false\n[terminal]\npass = [\"hyperlink\", \"status\"]\n");

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/agent_login.h"
 #include "common/build_config.h"
 #include "common/error.h"
 #include "common/print.h"
@@ -44,6 +45,19 @@ std::string sandbox_path(const EnvList& env) {
   return "";
 }
 
+// An agent without a login yet, whose browser login cannot complete inside (common/agent_login.h):
+// the login that does, said before it starts.
+void hint_login(const HostFacts& facts, const SandboxPlan& plan) {
+  const AgentLogin* login = shipped_agent_login(plan.agent);
+  if (login == nullptr || facts.home.empty()) return;
+  for (const auto& file : login->credential_files)
+    if (::access((facts.home + "/" + file).c_str(), F_OK) == 0) return;
+  for (const auto& [name, value] : plan.env)
+    for (const auto& key : login->key_variables)
+      if (name == key && !value.empty()) return;
+  print_err("cordon: " + terminal_safe(plan.agent) + " has no login yet: " + login->hint + "\n");
+}
+
 // The command must be runnable (127 / 126 otherwise, as a shell says); crashed sessions are
 // swept before a new one starts.
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
@@ -54,6 +68,7 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
   // On a terminal, where a person reads it: the configuration variables left out (names
   // only, never values).
   if (!::isatty(2)) return;
+  hint_login(facts, plan);
   std::vector<std::string> dropped = dropped_configuration_names(facts, plan.env);
   if (!dropped.empty()) {
     std::string names;
