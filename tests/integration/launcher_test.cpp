@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-
-
 class Launcher : public LaunchFixture {
  protected:
   void SetUp() override {
@@ -68,8 +66,8 @@ class Launcher : public LaunchFixture {
 // other's state files for crashed: a state file appears only once it is locked (found by the
 // bench's 50 concurrent sessions, where some were swept as "died before its record").
 TEST_P(Launcher, ConcurrentLaunchesNeverSweepEachOther) {
-  const std::string launch = shell_join({cordon_, "--config", config_, "run", "--workspace", workspace_, "--",
-                                         "/bin/true"});
+  const std::string launch = shell_join(
+      {cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/true"});
   RunOptions o;
   o.env = base_env(who_);
   o.as = who_;
@@ -111,15 +109,41 @@ TEST_P(Launcher, ACommandThatCannotRunExits127Or126) {
   EXPECT_EQ(bare.exit_code, 0) << bare.err;
 }
 
+// `cordon run bash -c ...` without `--`: the command's options read as cordon's; the refusal
+// says how to put the command after `--`, and following it runs the command.
+TEST_P(Launcher, ACommandWithOptionsBeforeDashDashGetsTheFix) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult r = run({cordon_, "--config", config_, "run", "--workspace", workspace_, "bash", "-c", "echo ran"}, o);
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("put the command after --"), std::string::npos) << r.err;
+  RunResult fixed = sandbox({"bash", "-c", "echo ran"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_NE(fixed.out.find("ran"), std::string::npos) << fixed.out;
+}
+
 TEST_P(Launcher, EnvironmentHoldsOnlyAllowListedNames) {
   RunOptions o;
-  o.env = base_env(who_, {{"GH_TOKEN", "ghp_planted"}, {"OPENAI_API_KEY", "sk-planted"},
-                          {"AWS_SECRET_ACCESS_KEY", "aws-planted"}, {"SSH_AUTH_SOCK", "/tmp/agent.sock"},
-                          {"DISPLAY", ":0"}, {"LC_TIME", "C"}});
+  o.env = base_env(who_, {{"GH_TOKEN", "ghp_planted"},
+                          {"OPENAI_API_KEY", "sk-planted"},
+                          {"AWS_SECRET_ACCESS_KEY", "aws-planted"},
+                          {"SSH_AUTH_SOCK", "/tmp/agent.sock"},
+                          {"DISPLAY", ":0"},
+                          {"LC_TIME", "C"}});
   RunResult r = sandbox({"/usr/bin/env"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::set<std::string> allowed = {"PATH", "HOME", "TERM", "LANG", "LC_TIME", "USER", "LOGNAME",
-                                         "IS_SANDBOX", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+  const std::set<std::string> allowed = {"PATH",
+                                         "HOME",
+                                         "TERM",
+                                         "LANG",
+                                         "LC_TIME",
+                                         "USER",
+                                         "LOGNAME",
+                                         "IS_SANDBOX",
+                                         "GIT_CONFIG_GLOBAL",
+                                         "GIT_CONFIG_SYSTEM",
                                          "PWD" /* set by bwrap's --chdir */};
   std::istringstream lines(r.out);
   std::string line;
@@ -154,7 +178,8 @@ TEST_P(Launcher, HomeCredentialsAreInvisible) {
 
 TEST_P(Launcher, WritesOutsideTheWorkspaceFail) {
   std::string outside = outside_->path() + "/escaped";
-  RunResult r = sh("for p in '" + outside + "' /etc/cordon-it /usr/cordon-it /opt/cordon-it; do "
+  RunResult r = sh("for p in '" + outside +
+                   "' /etc/cordon-it /usr/cordon-it /opt/cordon-it; do "
                    "  (echo x > \"$p\") 2>/dev/null && echo \"WROTE $p\"; done; echo ok > inside");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("WROTE"), std::string::npos) << r.out;
@@ -217,8 +242,10 @@ TEST_P(Launcher, WindowResizeReachesTheCommand) {
   o.resize_cols = 132;
   o.timeout_ms = 20000;
   // The shell reports the size before and after SIGWINCH arrives.
-  RunResult r = sandbox({"/bin/sh", "-c", "stty size; trap 'stty size; exit 0' WINCH; "
-                                          "i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 3"}, o);
+  RunResult r = sandbox({"/bin/sh", "-c",
+                         "stty size; trap 'stty size; exit 0' WINCH; "
+                         "i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; exit 3"},
+                        o);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("24 80"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("50 132"), std::string::npos) << r.out;
@@ -276,7 +303,8 @@ TEST_P(Launcher, TheCommandsNameChoosesTheProfileAndTheSecondSessionRemembersThe
 TEST_P(Launcher, DroppedProxyAndAgentSettingsAreNamedOnATerminal) {
   RunOptions o;
   o.on_pty = true;
-  o.env = base_env(who_, {{"HTTPS_PROXY", "http://user:hunter2@proxy.invalid:3128"}, {"NODE_EXTRA_CA_CERTS", "/x.pem"}});
+  o.env = base_env(who_,
+                   {{"HTTPS_PROXY", "http://user:hunter2@proxy.invalid:3128"}, {"NODE_EXTRA_CA_CERTS", "/x.pem"}});
   RunResult r = sandbox({"/bin/true"}, o);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("not passed into the sandbox: HTTPS_PROXY, NODE_EXTRA_CA_CERTS"), std::string::npos) << r.out;
@@ -318,8 +346,9 @@ TEST_P(Launcher, HostSysctlsAreReadOnly) {
     // launch write the host's sysctls.
     RunOptions o;
     o.env = base_env(who_);
-    RunResult control = run({"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--ro-bind",
-                             "/", "/", "--dev", "/dev", "--proc", "/proc", "/bin/sh", "-c", probe}, o);
+    RunResult control = run({"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--ro-bind", "/",
+                             "/", "--dev", "/dev", "--proc", "/proc", "/bin/sh", "-c", probe},
+                            o);
     EXPECT_NE(control.out.find("SYSCTL-WRITABLE"), std::string::npos) << control.out << control.err;
   }
 }
@@ -363,10 +392,11 @@ TEST_P(Launcher, SignalsSentToTheLauncherReachTheSandbox) {
 // both survive exec), as if it had arrived during setup.
 TEST_P(Launcher, AnInterruptBeforeTheSandboxStartsRunsNothing) {
   std::string marker = workspace_ + "/ran";
-  std::string script = "import os, signal, sys\n"
-                       "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
-                       "os.kill(os.getpid(), signal.SIGINT)\n"
-                       "os.execv(sys.argv[1], sys.argv[1:])\n";
+  std::string script =
+      "import os, signal, sys\n"
+      "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
+      "os.kill(os.getpid(), signal.SIGINT)\n"
+      "os.execv(sys.argv[1], sys.argv[1:])\n";
   RunOptions o;
   o.env = base_env(who_);
   o.as = who_;
@@ -399,8 +429,8 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
   o.as = who_;
   o.cwd = workspace_;
 
-  RunResult missing_ws = run({cordon_, "--config", config_, "run", "--workspace", "/nonexistent/ws", "--",
-                              "/usr/bin/touch", marker}, o);
+  RunResult missing_ws = run(
+      {cordon_, "--config", config_, "run", "--workspace", "/nonexistent/ws", "--", "/usr/bin/touch", marker}, o);
   EXPECT_EQ(missing_ws.exit_code, 125);
   EXPECT_NE(missing_ws.err.find("does not exist"), std::string::npos) << missing_ws.err;
   EXPECT_NE(missing_ws.err.find("fix:"), std::string::npos) << missing_ws.err;
@@ -429,7 +459,8 @@ TEST_P(Launcher, FailsClosedWithoutLaunching) {
 
   std::string agent_config = base_->path() + "/agent.toml";
   write_file(agent_config, "[network]\negress_jail = false\n[agents.ghost]\nbinary = \"/opt/ghost/bin/ghost\"\n");
-  RunResult agent = run({cordon_, "--config", agent_config, "run", "--agent", "ghost", "--", "/usr/bin/touch", marker}, o);
+  RunResult agent = run({cordon_, "--config", agent_config, "run", "--agent", "ghost", "--", "/usr/bin/touch", marker},
+                        o);
   EXPECT_EQ(agent.exit_code, 125);
   EXPECT_NE(agent.err.find("/opt/ghost/bin/ghost does not exist"), std::string::npos) << agent.err;
 
@@ -462,12 +493,14 @@ TEST_P(Launcher, MissingBubblewrapStopsTheLaunch) {
   if (GetParam() == Who::User) GTEST_SKIP() << "masking /usr/bin/bwrap needs a root mount namespace";
   std::string marker = workspace_ + "/ran";
   // In a private mount namespace, every bwrap location the launcher knows is masked.
-  std::string script = "for b in /usr/bin/bwrap /usr/local/bin/bwrap /bin/bwrap; do "
-                       "[ -e $b ] && mount --bind /dev/null $b; done; exec \"$@\"";
+  std::string script =
+      "for b in /usr/bin/bwrap /usr/local/bin/bwrap /bin/bwrap; do "
+      "[ -e $b ] && mount --bind /dev/null $b; done; exec \"$@\"";
   RunOptions o;
   o.env = base_env(who_);
-  RunResult r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh",
-                     cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/usr/bin/touch", marker}, o);
+  RunResult r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", cordon_,
+                     "--config", config_, "run", "--workspace", workspace_, "--", "/usr/bin/touch", marker},
+                    o);
   EXPECT_EQ(r.exit_code, 125) << r.err;
   EXPECT_NE(r.err.find("bubblewrap (bwrap) is not installed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("apt-get install bubblewrap"), std::string::npos) << r.err;
@@ -564,8 +597,14 @@ TEST_P(Launcher, DoctorFailsWhenDevNetTunIsNotTheTunDevice) {
   // Root makes the mount namespace; doctor runs as who_ (setpriv) inside it. Doctor opens the
   // device and launches nothing on the network.
   auto faked = [&](const std::string& config) {
-    std::vector<std::string> argv = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                                     "mount --bind /dev/null /dev/net/tun && exec \"$@\"", "sh"};
+    std::vector<std::string> argv = {"/usr/bin/unshare",
+                                     "-m",
+                                     "--propagation",
+                                     "private",
+                                     "/bin/sh",
+                                     "-c",
+                                     "mount --bind /dev/null /dev/net/tun && exec \"$@\"",
+                                     "sh"};
     for (auto& word : setpriv_as(who_)) argv.push_back(word);
     argv.insert(argv.end(), {cordon_, "--config", config, "doctor"});
     return run(argv, o);

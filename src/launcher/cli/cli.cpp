@@ -272,6 +272,11 @@ int cli_main(int argc, char** argv) {
     int code = app.exit(e, out, err);
     print_out(out.str());
     print_err(err.str());
+    // `cordon run bash -c ...`: the command's own options read as cordon's.
+    if (named == "run" && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+      print_err(
+          "cordon:   fix: put the command after --, so that its options are its own: cordon run [OPTIONS] -- "
+          "COMMAND [ARGS...]\n");
     return code == 0 ? kExitSuccess : refusal_status(c, kExitConfigError);
   }
   std::optional<TerminationSignalsBlocked> blocked;

@@ -110,6 +110,13 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
   std::string pasta = find_system_binary("pasta");
   std::string version = pasta.empty() ? "" : first_line(run_capture({pasta, "--version"}).output);
+  // Debian's 2023 pasta prints "pasta unknown version": its package says which it is.
+  if (version.find("unknown version") != std::string::npos) {
+    const std::string dpkg = find_system_binary("dpkg-query");
+    const std::string package = dpkg.empty() ? ""
+                                             : first_line(run_capture({dpkg, "-W", "-f=${Version}", "passt"}).output);
+    if (!package.empty()) version = "package passt " + package + "; pasta itself prints no version";
+  }
   rows.push_back({pasta.empty() ? missing : DoctorStatus::Pass, "pasta",
                   pasta.empty() ? "pasta not found" : pasta + " (" + version + ")", "apt-get install passt"});
 }

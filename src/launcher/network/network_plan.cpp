@@ -117,11 +117,16 @@ std::string describe_network(const NetworkIntent& n) {
       if (!n.proxy_deny.empty()) out += "; denied: " + std::to_string(n.proxy_deny.size()) + " rule(s)";
       return out;
     }
-    case NetworkMode::EgressJail:
+    case NetworkMode::EgressJail: {
+      // The DNS forwarder's own /32 is punched through like an allow entry; it is named apart.
+      size_t allowed = 0;
+      for (const auto& a : n.allow) allowed += a != n.dns_forward + "/32" && a != n.dns_forward;
       return "egress jail: " + std::to_string(n.blackholes.size()) +
-             " private/connected ranges blackholed, "
-             "link-local unreachable, " +
-             std::to_string(n.allow.size()) + " allowed IPs, DNS via " + n.dns_forward;
+             " private/connected ranges blackholed, link-local unreachable, " +
+             (allowed == 0 ? std::string("no range allowed through")
+                           : std::to_string(allowed) + " range(s) allowed through") +
+             ", DNS via " + n.dns_forward;
+    }
     case NetworkMode::Host: break;
   }
   return "NOT CONFINED: host network (egress jail disabled)";
