@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "common/json_codec.h"
@@ -45,6 +46,31 @@ class AgentControl : public LaunchFixture {
     return run(argv, o);
   }
   std::string libexec(const std::string& name) const { return prefix_->path() + "/libexec/cordon/" + name; }
+
+  // Runs `script` as a claude session without its session keeper (a test hook: the keeper
+  // runs the same sweep, SessionKeeper.*), SIGKILLs the launcher once the script is done, runs
+  // `check_before` and returns the output of the `cordon sessions gc` that sweeps the session.
+  std::string sigkill_then_gc(
+      const std::string& script, const std::function<void()>& check_before = [] {}) {
+    RunOptions o;
+    o.env = env_;
+    o.env["CORDON_TEST_NO_SESSION_KEEPER"] = "1";
+    o.as = who_;
+    o.cwd = workspace_;
+    pid_t pid = spawn_background({cordon_, "--config", config_, "run", "--agent", "claude", "--", "/bin/sh", "-c",
+                                  script + " && touch planted && sleep 60"},
+                                 o);
+    EXPECT_GT(pid, 0);
+    for (int i = 0; i < 300 && !path_exists(workspace_ + "/planted"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(path_exists(workspace_ + "/planted"));
+    ::kill(pid, SIGKILL);
+    stop_background(pid);
+    check_before();
+    RunResult gc = run({cordon_, "--config", config_, "sessions", "gc"}, o);
+    EXPECT_EQ(gc.exit_code, 0) << gc.out << gc.err;
+    return gc.out + gc.err;
+  }
 
   std::string home_;
   std::map<std::string, std::string> env_;
@@ -214,24 +240,10 @@ TEST_P(AgentControl, McpServersAddedToClaudeJsonAreUndoneAtTeardown) {
 TEST_P(AgentControl, AfterASigkilledLauncherSessionsGcUndoesThem) {
   write_file(home_ + "/.claude.json", kClaudeJsonAtLaunch);
   chown_tree(home_, who_.uid, who_.gid);
-  RunOptions o;
-  o.env = env_;
-  o.env["CORDON_TEST_NO_SESSION_KEEPER"] = "1";
-  o.as = who_;
-  o.cwd = workspace_;
-  pid_t pid = spawn_background({cordon_, "--config", config_, "run", "--agent", "claude", "--", "/bin/sh", "-c",
-                                std::string(kPlantMcpServer) + " && touch planted && sleep 60"},
-                               o);
-  ASSERT_GT(pid, 0);
-  for (int i = 0; i < 300 && !path_exists(workspace_ + "/planted"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(path_exists(workspace_ + "/planted"));
-  ::kill(pid, SIGKILL);
-  stop_background(pid);
-  EXPECT_NE(read_file(home_ + "/.claude.json").find("evil"), std::string::npos);  // nothing undid it yet
-  RunResult gc = run({cordon_, "--config", config_, "sessions", "gc"}, o);
-  EXPECT_EQ(gc.exit_code, 0) << gc.out << gc.err;
-  EXPECT_NE((gc.out + gc.err).find("restored mcpServers"), std::string::npos) << gc.out << gc.err;
+  const std::string gc = sigkill_then_gc(kPlantMcpServer, [this] {
+    EXPECT_NE(read_file(home_ + "/.claude.json").find("evil"), std::string::npos);  // nothing undid it yet
+  });
+  EXPECT_NE(gc.find("restored mcpServers"), std::string::npos) << gc;
   expect_restored(home_ + "/.claude.json");
 }
 
@@ -268,27 +280,11 @@ TEST_P(AgentControl, WhatASessionWritesInTheAgentsMemoryIsNamedAtTeardown) {
 }
 
 TEST_P(AgentControl, WhatASigkilledSessionWroteInTheAgentsMemoryIsNamedByTheSweep) {
-  RunOptions o;
-  o.env = env_;
-  o.env["CORDON_TEST_NO_SESSION_KEEPER"] = "1";  // the keeper runs the same sweep (SessionKeeper.*)
-  o.as = who_;
-  o.cwd = workspace_;
   fs::create_directories(home_ + "/.claude/projects/-src-old/memory");
   chown_tree(home_, who_.uid, who_.gid);
-  pid_t pid = spawn_background({cordon_, "--config", config_, "run", "--agent", "claude", "--", "/bin/sh", "-c",
-                                std::string(kWriteMemory) + " && touch planted && sleep 60"},
-                               o);
-  ASSERT_GT(pid, 0);
-  for (int i = 0; i < 300 && !path_exists(workspace_ + "/planted"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(path_exists(workspace_ + "/planted"));
-  ::kill(pid, SIGKILL);
-  stop_background(pid);
-  RunResult gc = run({cordon_, "--config", config_, "sessions", "gc"}, o);
-  EXPECT_EQ(gc.exit_code, 0) << gc.out << gc.err;
-  EXPECT_NE((gc.out + gc.err).find("the session added " + home_ + "/.claude/projects/-src-app/memory/MEMORY.md"),
-            std::string::npos)
-      << gc.out << gc.err;
+  const std::string gc = sigkill_then_gc(kWriteMemory);
+  EXPECT_NE(gc.find("the session added " + home_ + "/.claude/projects/-src-app/memory/MEMORY.md"), std::string::npos)
+      << gc;
 }
 
 INSTANTIATE_TEST_SUITE_P(As, AgentControl, ::testing::Values(Who::Root, Who::User), who_name);

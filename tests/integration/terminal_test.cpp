@@ -346,6 +346,17 @@ void Terminal::expect_restored_after_sigkill(bool whole_group) {
   EXPECT_EQ(processes_named_on("cordon-tty", t->device()), 0);
 }
 
+// After a SIGCONT (`fg`): the relay claims the operator's terminal again, and the session goes
+// on where it was (it reads a line and says "GOT" it).
+void expect_claimed_and_finished(OperatorPty& t) {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (t.cooked() && Clock::now() < deadline) t.pump(20);
+  EXPECT_FALSE(t.cooked()) << "continued, the relay claims the terminal again";
+  t.type("again\r");
+  ASSERT_TRUE(t.read_until("GOT again")) << t.out();
+  EXPECT_EQ(t.wait_exit(), 0) << t.out();
+}
+
 // Ctrl-Z stops the session and cordon, as a job of the operator's shell; SIGCONT (`fg`)
 // continues both, and the session goes on where it was.
 TEST_P(Terminal, CtrlZSuspendsTheSessionAndFgResumesIt) {
@@ -358,12 +369,7 @@ TEST_P(Terminal, CtrlZSuspendsTheSessionAndFgResumesIt) {
   // Written before cordon stopped; the test may have seen the stop before reading them.
   EXPECT_TRUE(t->read_until("\x1b[?1049l", 5000, before)) << "the modes are undone while suspended";
   ::kill(t->pid(), SIGCONT);
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (t->cooked() && Clock::now() < deadline) t->pump(20);
-  EXPECT_FALSE(t->cooked()) << "continued, the relay claims the terminal again";
-  t->type("again\r");
-  ASSERT_TRUE(t->read_until("GOT again")) << t->out();
-  EXPECT_EQ(t->wait_exit(), 0) << t->out();
+  expect_claimed_and_finished(*t);
 }
 
 // A TUI that suspends itself, as vim and Claude Code do: in raw mode it reads Ctrl-Z as a
@@ -413,12 +419,7 @@ TEST_P(Terminal, ATuiThatSuspendsItselfStopsWithCordonOnTheFirstCtrlZ) {
     EXPECT_EQ(t->out().find("RESUMED", before), std::string::npos) << "the program never stopped";
     ::kill(t->pid(), SIGCONT);
     ASSERT_TRUE(t->read_until("RESUMED", 5000, before)) << t->out().substr(before);
-    const auto deadline = Clock::now() + std::chrono::seconds(5);
-    while (t->cooked() && Clock::now() < deadline) t->pump(20);
-    EXPECT_FALSE(t->cooked()) << "continued, the relay claims the terminal again";
-    t->type("again\r");
-    ASSERT_TRUE(t->read_until("GOT again")) << t->out();
-    EXPECT_EQ(t->wait_exit(), 0) << t->out();
+    expect_claimed_and_finished(*t);
   }
 }
 
