@@ -278,6 +278,31 @@ TEST_P(Terminal, AnAgentWithoutALoginIsToldTheLoginThatWorksInside) {
   EXPECT_EQ(t.out().find("has no login yet"), std::string::npos) << t.out();
 }
 
+// A workspace that is a projects directory makes every project in it writable: said on the
+// terminal before the launch, naming them and how to give the session one.
+TEST_P(Terminal, AProjectsDirectoryAsTheWorkspaceIsSaidBeforeTheLaunch) {
+  const std::string projects = base_->path() + "/projects";
+  fs::create_directories(projects + "/app/.git");
+  fs::create_directories(projects + "/lib/.git");
+  chown_tree(projects, who_.uid, who_.gid);
+  RunOptions o = as_who();
+  o.cwd = projects;
+  const std::vector<std::string> argv = {cordon_,       "--config", config_, "run",
+                                         "--workspace", projects,   "--",    "/bin/true"};
+  {
+    OperatorPty t(argv, o);
+    EXPECT_EQ(t.wait_exit(), 0) << t.out();
+    EXPECT_NE(t.out().find("holds several git repositories (app, lib): the session can write every one of them"),
+              std::string::npos)
+        << t.out();
+  }
+  // One project: nothing said.
+  o.cwd = projects + "/app";
+  OperatorPty t({cordon_, "--config", config_, "run", "--workspace", projects + "/app", "--", "/bin/true"}, o);
+  EXPECT_EQ(t.wait_exit(), 0) << t.out();
+  EXPECT_EQ(t.out().find("several git repositories"), std::string::npos) << t.out();
+}
+
 // A class the operator passes on purpose reaches the terminal; the others still do not.
 TEST_P(Terminal, APassedClassReachesTheTerminal) {
   write_file(config_, "[network]\negress_jail = false\n[terminal]\npass = [\"hyperlink\", \"status\"]\n");

@@ -49,7 +49,10 @@ std::vector<std::string> WorkspaceTree::list(const std::string& rel) const {
   std::vector<std::string> names;
   UniqueFd root(::open(workspace_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return names;
-  int fd = open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY);
+  // The workspace itself ("") is listed through a readable descriptor of its own (the root's is
+  // O_PATH, which readdir cannot use).
+  int fd = rel.empty() ? ::openat(root.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                       : open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY);
   if (fd < 0) return names;
   DIR* dir = ::fdopendir(fd);
   if (!dir) {

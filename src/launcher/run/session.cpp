@@ -24,6 +24,7 @@
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
+#include "launcher/workspace/repositories.h"
 #include "launcher/workspace/workspace_plan.h"
 
 namespace cordon {
@@ -58,6 +59,21 @@ void hint_login(const HostFacts& facts, const SandboxPlan& plan) {
   print_err("cordon: " + terminal_safe(plan.agent) + " has no login yet: " + login->hint + "\n");
 }
 
+// A workspace that is a projects directory (`~/src`), not a project: every repository in it is
+// writable to the session. Said, not refused: it may be what the operator wants.
+void warn_projects_directory(const HostFacts& facts) {
+  if (facts.workspace.empty()) return;
+  const std::vector<std::string> repositories = repositories_below(WorkspaceTree(facts.workspace), 4);
+  if (repositories.size() < 2) return;
+  std::string names;
+  for (size_t i = 0; i < repositories.size() && i < 3; ++i)
+    names += (names.empty() ? "" : ", ") + terminal_safe(repositories[i]);
+  if (repositories.size() > 3) names += ", ...";
+  print_err("cordon: the workspace " + terminal_safe(facts.workspace) + " holds several git repositories (" + names +
+            "): the session can write every one of them; to give it one, run cordon in that project or pass "
+            "--workspace DIR\n");
+}
+
 // The command must be runnable (127 / 126 otherwise, as a shell says); crashed sessions are
 // swept before a new one starts.
 void before_anything_is_made(const Config& config, const HostFacts& facts, const SandboxPlan& plan) {
@@ -69,6 +85,7 @@ void before_anything_is_made(const Config& config, const HostFacts& facts, const
   // only, never values).
   if (!::isatty(2)) return;
   hint_login(facts, plan);
+  warn_projects_directory(facts);
   std::vector<std::string> dropped = dropped_configuration_names(facts, plan.env);
   if (!dropped.empty()) {
     std::string names;

@@ -27,8 +27,8 @@ void refuse_unusable_workspace(const HostFacts& f) {
 void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedPath>& protected_list) {
   if (std::string why = why_not_writable_anywhere(f.workspace, f, protected_list); !why.empty())
     throw Error("workspace " + terminal_safe(f.workspace) + " " + why + ": the sandbox could write there",
-                "use a project directory as the workspace (for example ~/src/app), not a system or shared "
-                "directory, $HOME or one of its parents, or cordon's own directories");
+                "run cordon in a project directory, or pass --workspace DIR (for example ~/src/app): not a "
+                "system or shared directory, $HOME or one of its parents, or cordon's own directories");
   refuse_newlines("workspace", f.workspace);
 }
 
