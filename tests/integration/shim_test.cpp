@@ -33,7 +33,8 @@ class Shim : public ::testing::Test {
                "[network]\negress_jail = false\n[agents.fakeagent]\nhome = [\".fakeagent\"]\n"
                "[agents.otheragent]\n"
                // The staged prefix (its shims and cordon) stands in for /usr/local, which the view holds.
-               "[filesystem]\nread = [\"" + prefix_->path() + "/bin\"]\n");
+               "[filesystem]\nread = [\"" +
+                   prefix_->path() + "/bin\"]\n");
     // Not beside the prefix: the workspace's siblings are hidden inside the sandbox.
     projects_ = std::make_unique<TempDir>("/var/tmp/cordon-shim-projects-");
     workspace_ = projects_->path() + "/ws";
@@ -128,6 +129,33 @@ TEST_F(Shim, InstallSearchesPathAndShadowedOrReplacedShimsAreReported) {
       << launch.out;
   o.on_pty = false;
   ASSERT_EQ(run({cordon_, "shim", "remove", "--agent", "otheragent"}, o).exit_code, 0);
+}
+
+// Shimming claude names the one command that adds the shipped /verify-sandbox audit for a
+// user (its directory is a control entry, read-only inside, so a session cannot add it), and
+// that command works as printed.
+TEST_F(Shim, ShimmingClaudeNamesTheCommandThatInstallsTheAudit) {
+  const std::string claude = projects_->path() + "/claude";
+  write_file(claude, "#!/bin/sh\necho fake claude\n", 0755);
+  // What `cmake --install` puts next to the helpers (the staged prefix holds the build tree's).
+  fs::copy(std::string(CORDON_SOURCE_DIR) + "/libexec/claude", prefix_->path() + "/libexec/cordon/claude",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  RunResult install = run({cordon_, "shim", "install", "--agent", "claude", "--binary", claude},
+                          options_for(root_identity()));
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  const std::string source = prefix_->path() + "/libexec/cordon/claude/commands/verify-sandbox.md";
+  const std::string line = "install -Dm644 " + source + " ~/.claude/commands/verify-sandbox.md";
+  EXPECT_NE(install.out.find(line), std::string::npos) << install.out;
+  const std::string home = projects_->path() + "/audit-home";
+  fs::create_directories(home);
+  RunOptions o = options_for(root_identity());
+  o.env["HOME"] = home;
+  EXPECT_EQ(
+      run({"/bin/sh", "-c", line.substr(0, line.find(" ~/")) + " " + home + "/.claude/commands/verify-sandbox.md"}, o)
+          .exit_code,
+      0);
+  EXPECT_EQ(read_file(home + "/.claude/commands/verify-sandbox.md"), read_file(source));
+  EXPECT_EQ(run({cordon_, "shim", "remove", "--agent", "claude"}, options_for(root_identity())).exit_code, 0);
 }
 
 // Every sandbox hides the homes: a binary in one could not run as a shimmed agent.

@@ -189,6 +189,8 @@ int shim_command(const Commands& c) {
     shim_install(c.shim_agent, c.shim_binary, paths);
     print_out("shimmed " + terminal_safe(c.shim_agent) + ": " + terminal_safe(paths.shim_dir + "/" + c.shim_agent) +
               " now runs it under cordon\n");
+    if (std::string hint = audit_command_hint(c.shim_agent, paths); !hint.empty())
+      print_out(terminal_safe(hint) + "\n");
   } else if (*c.shim_remove_cmd) {
     shim_remove(c.shim_agent, paths);
     print_out("removed the shim for " + terminal_safe(c.shim_agent) + "\n");

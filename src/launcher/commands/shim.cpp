@@ -235,6 +235,25 @@ void shim_install(const std::string& agent, const std::string& binary, const Shi
   write_atomically(shim, render_shim(agent, paths), 0755);
 }
 
+std::string audit_command_hint(const std::string& agent, const ShimPaths& paths) {
+  const std::string libexec = paths.agents_dir.substr(0, paths.agents_dir.rfind('/'));
+  std::string source, target, name;
+  if (agent == "claude") {
+    source = libexec + "/claude/commands/verify-sandbox.md";
+    target = "~/.claude/commands/verify-sandbox.md";
+    name = "/verify-sandbox";
+  } else if (agent == "codex") {
+    source = libexec + "/codex/prompts/verify-sandbox.md";
+    target = "~/.codex/prompts/verify-sandbox.md";
+    name = "the verify-sandbox prompt";
+  } else {
+    return "";
+  }
+  if (::access(source.c_str(), R_OK) != 0) return "";
+  return "for the agent-driven audit (" + name + "), each user runs once, outside cordon (that directory is " +
+         "read-only inside): install -Dm644 " + source + " " + target;
+}
+
 void shim_remove(const std::string& agent, const ShimPaths& paths) {
   check_name(agent);
   require_root("remove");

@@ -17,6 +17,11 @@ struct ShimPaths {
 
 ShimPaths default_shim_paths();
 
+// For claude and codex: the one command each user runs, outside cordon, to add the shipped
+// verify-sandbox audit where the agent finds it (a control directory, read-only inside, so it
+// cannot be added from a session); "" for other agents or when it is not installed.
+std::string audit_command_hint(const std::string& agent, const ShimPaths& paths);
+
 // Where a real agent binary is looked for when --binary is not given: the shim directory,
 // then each absolute entry of `path_env` ($PATH), then /usr/local/bin, /usr/bin, /opt/bin.
 std::vector<std::string> agent_search_dirs(const ShimPaths& paths, const std::string& path_env = "");
