@@ -75,12 +75,18 @@ TEST_P(Manifest, RecordsTheLaunchAndItsReceipt) {
   EXPECT_EQ(shown["receipt"], receipt);
   RunResult list = cordon({"sessions", "list"});
   EXPECT_NE(list.out.find(id), std::string::npos) << list.out;
+  // Its columns: when it started, how long it took, and the command.
+  EXPECT_NE(list.out.find("STARTED"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(manifest["started"].get<std::string>()), std::string::npos) << list.out;
+  EXPECT_EQ(manifest["command"][0], "/bin/sh") << manifest.dump();
+  EXPECT_NE(list.out.find(" /bin/sh -c touch "), std::string::npos) << list.out;
   fs::remove(path);
 }
 
 TEST_P(Manifest, RefusedLaunchIsRecordedToo) {
   auto before = records();
-  RunResult r = cordon({"run", "--workspace", workspace_, "--test-weaken", "bind:/nonexistent-cordon", "--", "/bin/true"});
+  RunResult r = cordon(
+      {"run", "--workspace", workspace_, "--test-weaken", "bind:/nonexistent-cordon", "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 125) << r.err;
   auto after = records();
   ASSERT_EQ(after.size(), before.size() + 1);
@@ -115,7 +121,8 @@ TEST_P(Manifest, NonUtf8WorkspaceIsRecordedAsValidJson) {
   std::string path;
   for (const auto& p : after)
     if (!before.count(p)) path = p;
-  RunResult strict = run({"/usr/bin/python3", "-c", "import json,sys; [json.loads(l) for l in open(sys.argv[1])]", path}, RunOptions{});
+  RunResult strict = run(
+      {"/usr/bin/python3", "-c", "import json,sys; [json.loads(l) for l in open(sys.argv[1])]", path}, RunOptions{});
   EXPECT_EQ(strict.exit_code, 0) << strict.err << read_file(path);
   std::vector<Json> lines = record_lines(path);
   ASSERT_EQ(lines.size(), 2u);
@@ -147,11 +154,13 @@ TEST_P(Manifest, ANearlyFullDiskNamesTheErrnoOfTheFailingWrite) {
   if (::geteuid() != 0) GTEST_SKIP() << "mounts a tmpfs in a private mount namespace";
   TempDir state("/var/tmp/cordon-manifest-state-");
   const std::string marker = workspace_ + "/ran";
-  std::vector<std::string> argv = {
-      "/usr/bin/unshare", "-m", "/bin/sh", "-c",
-      "mount --make-rprivate / && mount -t tmpfs -o size=16k,mode=1777 tmpfs \"$0\" && "
-      "head -c 4096 /dev/zero > \"$0/fill\" && exec \"$@\"",
-      state.path()};
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "-m",
+                                   "/bin/sh",
+                                   "-c",
+                                   "mount --make-rprivate / && mount -t tmpfs -o size=16k,mode=1777 tmpfs \"$0\" && "
+                                   "head -c 4096 /dev/zero > \"$0/fill\" && exec \"$@\"",
+                                   state.path()};
   for (const auto& word : setpriv_as(who_)) argv.push_back(word);
   for (const auto& word : {cordon_, std::string("--config"), config_, std::string("run"), std::string("--workspace"),
                            workspace_, std::string("--"), std::string("/usr/bin/touch"), marker})

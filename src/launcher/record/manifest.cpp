@@ -94,6 +94,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"config_path", bytes_json(config.source.file)},
       {"config_sha256", config.file_found ? Json(sha256_hex(config_text)) : Json(nullptr)},
       {"agent", bytes_json(plan.agent)},
+      {"command", bytes_array_json(plan.command)},
       {"workspace", bytes_json(plan.workspace)},
       {"writable", bytes_array_json(plan.writable)},
       {"workspace_protected", bytes_array_json(plan.intent.workspace_protected)},

@@ -1,5 +1,6 @@
 #include "launcher/record/sessions.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,35 @@ std::string shown_member(const SessionView& v, const char* name) {
   }
 }
 
+// The command the session ran, its first words, cut to fit a column ("?" for a record older
+// than the manifest's "command").
+std::string shown_command(const SessionView& v) {
+  if (!v.record.manifest || !v.record.manifest->contains("command")) return "?";
+  std::string out;
+  try {
+    for (const auto& word : (*v.record.manifest)["command"]) out += (out.empty() ? "" : " ") + bytes_from_json(word);
+  } catch (const Error&) {
+    return "?";
+  }
+  if (out.size() > 40) out = out.substr(0, 37) + "...";
+  return terminal_safe(out);
+}
+
+// How long the session ran, from its receipt: "42s", "3m07s", "2h05m"; "-" while it runs.
+std::string shown_duration(const SessionView& v) {
+  if (!v.record.receipt || !v.record.receipt->contains("duration_seconds") ||
+      !(*v.record.receipt)["duration_seconds"].is_number())
+    return "-";
+  const double seconds = (*v.record.receipt)["duration_seconds"].get<double>();
+  if (!(seconds >= 0) || seconds > 1e9) return "?";
+  const long long s = static_cast<long long>(seconds);
+  char text[32];
+  if (s < 60) std::snprintf(text, sizeof text, "%llds", s);
+  else if (s < 3600) std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
+  else std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, (s % 3600) / 60);
+  return text;
+}
+
 Json json_of(const SessionView& v) {
   auto member = [&](const char* name) {
     return v.record.manifest && v.record.manifest->contains(name) ? (*v.record.manifest)[name] : Json(nullptr);
@@ -105,12 +135,15 @@ int print_sessions_list(const std::string& dir, bool json) {
     print_out("no sessions recorded in " + terminal_safe(dir) + "\n");
     return 0;
   }
-  printf_out("%-26s %-14s %-6s %-10s %s\n", "SESSION", "STATE", "EXIT", "AGENT", "WORKSPACE");
+  // EXIT is the command's own status (cordon verify maps the battery's and the probe's to its own).
+  printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-40s %s\n", "SESSION", "STARTED", "TOOK", "STATE", "EXIT", "AGENT",
+             "COMMAND", "WORKSPACE");
   for (const auto& id : ids) {
     SessionView v = view_of(dir, id);
     std::string exit = v.exit_code ? std::to_string(*v.exit_code) : "-";
-    printf_out("%-26s %-14s %-6s %-10s %s\n", terminal_safe(id).c_str(), v.state.c_str(), exit.c_str(),
-               shown_member(v, "agent").c_str(), shown_member(v, "workspace").c_str());
+    printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-40s %s\n", terminal_safe(id).c_str(),
+               shown_member(v, "started").c_str(), shown_duration(v).c_str(), v.state.c_str(), exit.c_str(),
+               shown_member(v, "agent").c_str(), shown_command(v).c_str(), shown_member(v, "workspace").c_str());
   }
   return 0;
 }
