@@ -109,8 +109,10 @@ std::vector<std::string> bytes_array_from_json(const Json& value) {
   return out;
 }
 
-std::string dump_line(const Json& document) {
-  const std::string text = document.dump(-1, ' ', false, Json::error_handler_t::replace);
+namespace {
+
+// `text` (nlohmann's output) with DEL and the C1 controls written as \u00NN escapes.
+std::string escape_controls(const std::string& text) {
   // nlohmann escapes U+0000..U+001F but writes DEL and the C1 controls (U+0080..U+009F, CSI
   // among them) as they are; a terminal obeys them. They can only stand inside a string (the
   // rest of the text is ASCII), where \u00NN is the same character: the document means the
@@ -133,6 +135,16 @@ std::string dump_line(const Json& document) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string dump_line(const Json& document) {
+  return escape_controls(document.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+std::string dump_pretty(const Json& document) {
+  return escape_controls(document.dump(2, ' ', false, Json::error_handler_t::replace));
 }
 
 namespace {

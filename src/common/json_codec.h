@@ -35,6 +35,8 @@ std::vector<std::string> bytes_array_from_json(const Json& value);
 // the command that reports it. DEL and the C1 controls (U+0080..U+009F) are written as
 // \u00NN escapes like the C0 controls: the text is safe on a terminal as it is.
 std::string dump_line(const Json& document);
+// The same, indented two spaces a level, for a person at a terminal.
+std::string dump_pretty(const Json& document);
 
 // How deep arrays and objects may nest in a document parse_json reads: nlohmann's parser and
 // serializer recurse, and 100000 nested brackets overflow the stack. cordon's own documents

@@ -303,6 +303,21 @@ TEST_P(Terminal, AProjectsDirectoryAsTheWorkspaceIsSaidBeforeTheLaunch) {
   EXPECT_EQ(t.out().find("several git repositories"), std::string::npos) << t.out();
 }
 
+// `cordon sessions show ID` is indented for a person on a terminal, one line on a pipe.
+TEST_P(Terminal, SessionsShowIsIndentedOnATerminal) {
+  auto run_once = start({"/bin/true"});
+  ASSERT_EQ(run_once->wait_exit(), 0) << run_once->out();
+  auto records = session_records(who_, workspace_);
+  ASSERT_FALSE(records.empty());
+  const std::string path = *records.rbegin();
+  const std::string id = path.substr(path.rfind('/') + 1, path.size() - path.rfind('/') - 6);
+  OperatorPty t({cordon_, "--config", config_, "sessions", "show", id}, as_who());
+  EXPECT_EQ(t.wait_exit(), 0) << t.out();
+  EXPECT_NE(t.out().find("\r\n  \"manifest\": {"), std::string::npos) << t.out();
+  RunResult piped = run({cordon_, "--config", config_, "sessions", "show", id}, as_who());
+  EXPECT_EQ(std::count(piped.out.begin(), piped.out.end(), '\n'), 1) << piped.out;
+}
+
 // A class the operator passes on purpose reaches the terminal; the others still do not.
 TEST_P(Terminal, APassedClassReachesTheTerminal) {
   write_file(config_, "[network]\negress_jail = false\n[terminal]\npass = [\"hyperlink\", \"status\"]\n");

@@ -1,5 +1,7 @@
 #include "launcher/record/sessions.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -160,7 +162,8 @@ int print_session(const std::string& dir, const std::string& id) {
            {"state", v.state},
            {"manifest", v.record.manifest ? *v.record.manifest : Json(nullptr)},
            {"receipt", v.record.receipt ? *v.record.receipt : Json(nullptr)}};
-  print_out(dump_line(doc) + "\n");
+  // Indented for a person at a terminal; one line for a pipe (schemas.md).
+  print_out((::isatty(1) ? dump_pretty(doc) : dump_line(doc)) + "\n");
   return 0;
 }
 
