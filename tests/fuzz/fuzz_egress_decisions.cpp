@@ -26,10 +26,10 @@ void check(const std::string& text) {
   FUZZ_CHECK(d.kept_bytes <= proxy::kKeptDecisionBytes, "more bytes kept than kKeptDecisionBytes");
   FUZZ_CHECK(static_cast<long long>(d.entries.size()) + d.dropped == d.allowed + d.denied + d.failed,
              "a decision neither kept nor dropped");
-  FUZZ_CHECK(d.summary.size() <= proxy::kSummaryDestinations, "more destinations summed than kSummaryDestinations");
+  FUZZ_CHECK(d.summary.size() <= cordon::kSummaryDestinations, "more destinations summed than kSummaryDestinations");
   long long summed = d.summary_dropped;
   for (const auto& [destination, counts] : d.summary) {
-    FUZZ_CHECK(destination.size() <= proxy::kSummaryDestinationBytes + 3, "an uncut summary destination");
+    FUZZ_CHECK(destination.size() <= cordon::kSummaryDestinationBytes + 3, "an uncut summary destination");
     summed += counts.allowed + counts.denied + counts.failed;
   }
   FUZZ_CHECK(summed == d.dropped, "dropped decisions not all summed up or counted unsummarized");

@@ -1,6 +1,8 @@
 #include "launcher/network/egress_decisions.h"
 
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "common/build_config.h"
 #include "common/error.h"
@@ -63,39 +65,66 @@ void keep_or_sum(EgressDecisions& d, Json entry, size_t line_bytes) {
 }
 
 // The proxy's last line past its own bound (egress_proxy/decision_log.h): the counts of the
-// decisions it did not write, added to the totals and the summary. False: not that shape.
+// decisions it did not write, added to the totals and the summary. False, and nothing added,
+// for any other shape: counts that are not integers in [0, kMaxOverflowCount], or destinations
+// whose counts do not add up to the totals (the receipt's counts must stay exact).
+constexpr long long kMaxOverflowCount = 1LL << 50;
+
+struct OverflowDestination {
+  std::string name;
+  DestinationSummary counts;
+};
+
+long long bounded_count(const Json& object, const char* name) {
+  const long long n = count_member(object, name);
+  return n > kMaxOverflowCount ? -1 : n;
+}
+
+std::optional<std::vector<OverflowDestination>> overflow_destinations(const Json& list) {
+  std::vector<OverflowDestination> out;
+  for (const Json& entry : list) {
+    OverflowDestination d;
+    d.counts = {bounded_count(entry, "allowed"), bounded_count(entry, "denied"), bounded_count(entry, "failed")};
+    if (d.counts.allowed < 0 || d.counts.denied < 0 || d.counts.failed < 0 || !entry.contains("destination"))
+      return std::nullopt;
+    try {
+      d.name = bytes_from_json(entry["destination"]);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 bool add_overflow(EgressDecisions& d, const Json& line) {
   if (!line.is_object() || line.size() != 1 || !line.contains("overflow")) return false;
   const Json& o = line["overflow"];
-  if (!o.is_object() || !o.contains("destinations") || !o["destinations"].is_array()) return false;
-  const long long allowed = count_member(o, "allowed"), denied = count_member(o, "denied");
-  const long long failed = count_member(o, "failed"), unnamed = count_member(o, "destinations_dropped");
+  if (!o.is_object() || !o.contains("destinations") || !o["destinations"].is_array() ||
+      o["destinations"].size() > kSummaryDestinations)
+    return false;
+  const long long allowed = bounded_count(o, "allowed"), denied = bounded_count(o, "denied");
+  const long long failed = bounded_count(o, "failed"), unnamed = bounded_count(o, "destinations_dropped");
   if (allowed < 0 || denied < 0 || failed < 0 || unnamed < 0) return false;
+  std::optional<std::vector<OverflowDestination>> destinations = overflow_destinations(o["destinations"]);
+  if (!destinations) return false;
+  long long named = 0;
+  for (const auto& dest : *destinations) named += dest.counts.allowed + dest.counts.denied + dest.counts.failed;
+  if (named + unnamed != allowed + denied + failed) return false;
   d.allowed += allowed;
   d.denied += denied;
   d.failed += failed;
   d.dropped += allowed + denied + failed;
   d.summary_dropped += unnamed;
-  for (const Json& entry : o["destinations"]) {
-    const long long a = count_member(entry, "allowed"), n = count_member(entry, "denied");
-    const long long f = count_member(entry, "failed");
-    std::optional<std::string> destination;
-    try {
-      if (entry.contains("destination")) destination = bytes_from_json(entry["destination"]);
-    } catch (const Error&) {
-    }
-    if (!destination || a < 0 || n < 0 || f < 0) {
-      ++d.unreadable;
-      continue;
-    }
-    DestinationSummary* slot = summary_slot(d, *destination);
+  for (const auto& dest : *destinations) {
+    DestinationSummary* slot = summary_slot(d, dest.name);
     if (slot == nullptr) {
-      d.summary_dropped += a + n + f;
+      d.summary_dropped += dest.counts.allowed + dest.counts.denied + dest.counts.failed;
       continue;
     }
-    slot->allowed += a;
-    slot->denied += n;
-    slot->failed += f;
+    slot->allowed += dest.counts.allowed;
+    slot->denied += dest.counts.denied;
+    slot->failed += dest.counts.failed;
   }
   return true;
 }

@@ -114,8 +114,7 @@ TEST(EgressDecisions, TheProxysOverflowLineAddsItsCountsToTheTotalsAndTheSummary
       "\n"
       R"({"overflow":{"allowed":2,"denied":5,"failed":1,"destinations":[)"
       R"({"destination":"a.test:443","allowed":0,"denied":5,"failed":0},)"
-      R"({"destination":"b.test:443","allowed":2,"denied":0,"failed":1},)"
-      R"({"destination":"c.test:443","allowed":-1,"denied":0,"failed":0}],"destinations_dropped":0}})"
+      R"({"destination":"b.test:443","allowed":2,"denied":0,"failed":0}],"destinations_dropped":1}})"
       "\n";
   EgressDecisions d = parse_decisions(log);
   EXPECT_EQ(d.denied, 6);
@@ -123,15 +122,23 @@ TEST(EgressDecisions, TheProxysOverflowLineAddsItsCountsToTheTotalsAndTheSummary
   EXPECT_EQ(d.failed, 1);
   EXPECT_EQ(d.dropped, 8);
   EXPECT_EQ(d.entries.size(), 1u);
-  EXPECT_EQ(d.unreadable, 1);  // the negative count
+  EXPECT_EQ(d.unreadable, 0);
+  EXPECT_EQ(d.summary_dropped, 1);
   ASSERT_EQ(d.summary.size(), 2u);
   EXPECT_EQ(d.summary["a.test:443"].denied, 5);
-  EXPECT_EQ(d.summary["b.test:443"].failed, 1);
-  // A mistyped overflow line is unreadable, never counted.
-  EgressDecisions bad = parse_decisions(R"({"overflow":{"allowed":"2","denied":0,"failed":0,"destinations":[]}})"
-                                        "\n");
-  EXPECT_EQ(bad.unreadable, 1);
-  EXPECT_EQ(bad.allowed, 0);
+  EXPECT_EQ(d.summary["b.test:443"].allowed, 2);
+  // Another shape is unreadable and adds nothing: a mistyped count, a negative one, one past
+  // the bound, or destinations that do not add up to the totals.
+  for (
+      const char* bad :
+      {R"({"overflow":{"allowed":"2","denied":0,"failed":0,"destinations":[],"destinations_dropped":0}})",
+       R"({"overflow":{"allowed":1,"denied":0,"failed":0,"destinations":[{"destination":"x","allowed":-1,"denied":0,"failed":2}],"destinations_dropped":0}})",
+       R"({"overflow":{"allowed":9223372036854775807,"denied":9223372036854775807,"failed":0,"destinations":[],"destinations_dropped":0}})",
+       R"({"overflow":{"allowed":3,"denied":0,"failed":0,"destinations":[{"destination":"x","allowed":1,"denied":0,"failed":0}],"destinations_dropped":0}})"}) {
+    EgressDecisions b = parse_decisions(std::string(bad) + "\n");
+    EXPECT_EQ(b.unreadable, 1) << bad;
+    EXPECT_EQ(b.allowed + b.denied + b.failed + b.dropped, 0) << bad;
+  }
 }
 
 TEST(ProxyProcess, ArgvCarriesRulesRefusalsAndExtrasAfterTheFixedDescriptors) {
