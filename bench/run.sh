@@ -23,6 +23,8 @@
 #      allowlist proxy's CONNECT throughput against a direct fetch, plain HTTP and HTTPS
 #      (target >= 0.80), and the latency one small request adds, plain and HTTPS
 #      (bench/proxy_throughput.sh, its own offline world).
+#   9. what the claude profile adds over generic (its entries made and audited), and what an
+#      ordinary user's launch (nobody, through setpriv) adds over root's (no target set).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -52,12 +54,15 @@ labels=(
   "allowlist proxy throughput (HTTPS via CONNECT, 1 GiB)"
   "one request through the proxy adds"
   "one HTTPS request through the proxy adds"
+  "claude profile adds"
+  "an ordinary user's launch adds"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
   exit 0
 fi
 line() { local label="${labels[$1]}"; shift; printf '%s: %s\n' "$label" "$*"; }
+signed() { case "$1" in -*) printf '%s' "$1" ;; *) printf '+%s' "$1" ;; esac; }
 
 build="$(realpath "${1:-build}")"
 if [ "$(id -u)" -eq 0 ] && [ -z "${CORDON_BENCH_WORLD:-}" ]; then
@@ -94,8 +99,8 @@ python3 - "$cordon" "$tmp" <<'PY'
 import json, os, subprocess, sys
 cordon, tmp = sys.argv[1], sys.argv[2]
 ws = os.path.join(tmp, "ws")
-def side(name, argv, fds=None):
-    json.dump({"argv": argv, "cwd": ws, "fds": fds or {}}, open(os.path.join(tmp, name + ".json"), "w"))
+def side(name, argv, fds=None, cwd=None):
+    json.dump({"argv": argv, "cwd": cwd or ws, "fds": fds or {}}, open(os.path.join(tmp, name + ".json"), "w"))
 for cfg in ("nojail", "jail", "budget", "offline", "allowlist"):
     conf = os.path.join(tmp, cfg + ".toml")
     side("cordon-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/true"])
@@ -113,6 +118,19 @@ for b in plan["bound_paths"]:  # the workspace, bound by descriptor: opened at i
 side("bwrap-same", plan["argv"], fds)
 side("cordon-argv", [cordon, "--config", os.path.join(tmp, "nojail.toml"), "argv", "--", "/bin/true"])
 side("true", ["/bin/true"])
+# Step 9: the claude profile against generic, both with a home of the bench's own (the profile
+# makes and audits its entries there); and an ordinary user's launch against root's, both
+# through setpriv, each with a home and a workspace of its own.
+nojail = os.path.join(tmp, "nojail.toml")
+profile_home = os.path.join(tmp, "profile-home")
+for prof in ("claude", "generic"):
+    side("profile-" + prof, ["/usr/bin/env", "HOME=" + profile_home, cordon, "--config", nojail, "run", "--agent",
+                             prof, "--", "/bin/true"])
+for who, ids in (("user", ("nobody", "nogroup")), ("root", ("0", "0"))):
+    home = os.path.join(tmp, who + "-home")
+    side("as-" + who, ["/usr/bin/setpriv", "--reuid=" + ids[0], "--regid=" + ids[1], "--clear-groups",
+                       "/usr/bin/env", "HOME=" + home, cordon, "--config", nojail, "run", "--", "/bin/true"],
+         cwd=os.path.join(home, "ws"))
 # The private terminal (step 7): the relay is the default, nojail.toml; direct.toml turns it off.
 big = os.path.join(ws, "big.txt")  # written at step 7: the workspace stays as it was until then
 for name, cfg in (("relay", "nojail"), ("direct", "direct")):
@@ -201,4 +219,20 @@ else
   line 17 "skipped"
   line 18 "skipped"
   line 19 "skipped"
+fi
+
+# 9. What a profile and an ordinary user add (issue 30.16: where a user's launch spends its time).
+mkdir -p "$tmp/profile-home" "$tmp/user-home/ws" "$tmp/root-home/ws"
+chmod 0755 "$tmp"
+if [ "$(id -u)" -eq 0 ] && chown -R nobody:nogroup "$tmp/user-home" 2>/dev/null &&
+  (cd "$tmp/user-home/ws" && setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$tmp/user-home" \
+    "$cordon" --config "$tmp/nojail.toml" run -- /bin/true 2>/dev/null); then
+  read -r p g _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/profile-claude.json" "$tmp/profile-generic.json")
+  line 20 "$(signed "$d") ms (claude $p ms, generic $g ms; median of pair differences)"
+  read -r u r _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/as-user.json" "$tmp/as-root.json")
+  line 21 "$(signed "$d") ms (user $u ms, root $r ms; median of pair differences)"
+else
+  read -r p g _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/profile-claude.json" "$tmp/profile-generic.json")
+  line 20 "$(signed "$d") ms (claude $p ms, generic $g ms; median of pair differences)"
+  line 21 "skipped (needs root and the user nobody)"
 fi
