@@ -1,7 +1,7 @@
 // The allowlist proxy's decision log as the launcher reads it into the receipt
 // (launcher/network/egress_decisions.h): parse_decisions never throws, counts every non-empty
-// line exactly once, and keeps within its documented bounds; what the receipt and the
-// terminal get of it never throws, and the terminal line carries no control byte.
+// line exactly once (the proxy's overflow line as the decisions it counts), and keeps within its documented bounds;
+// what the receipt and the terminal get of it never throws, and the terminal line carries no control byte.
 #include <exception>
 #include <sstream>
 #include <string>
@@ -20,7 +20,10 @@ void check(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines += line.empty() ? 0 : 1;
   FUZZ_CHECK(d.allowed >= 0 && d.denied >= 0 && d.failed >= 0 && d.unreadable >= 0, "a negative count");
-  FUZZ_CHECK(d.allowed + d.denied + d.failed + d.unreadable == lines, "a line not counted exactly once");
+  // A decision line is one decision; the proxy's overflow line counts the decisions it did not write.
+  FUZZ_CHECK(d.overflow_lines >= 0 && d.overflow_counted >= 0, "a negative overflow count");
+  FUZZ_CHECK(d.allowed + d.denied + d.failed - d.overflow_counted + d.overflow_lines + d.unreadable == lines,
+             "a line not counted exactly once");
   FUZZ_CHECK(d.entries.is_array(), "entries is not an array");
   FUZZ_CHECK(d.entries.size() <= proxy::kKeptDecisions, "more entries kept than kKeptDecisions");
   FUZZ_CHECK(d.kept_bytes <= proxy::kKeptDecisionBytes, "more bytes kept than kKeptDecisionBytes");

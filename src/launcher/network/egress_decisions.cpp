@@ -116,6 +116,8 @@ bool add_overflow(EgressDecisions& d, const Json& line) {
   d.failed += failed;
   d.dropped += allowed + denied + failed;
   d.summary_dropped += unnamed;
+  ++d.overflow_lines;
+  d.overflow_counted += allowed + denied + failed;
   for (const auto& dest : *destinations) {
     DestinationSummary* slot = summary_slot(d, dest.name);
     if (slot == nullptr) {

@@ -34,6 +34,8 @@ struct EgressDecisions {
   std::map<std::string, DestinationSummary> summary;  // the dropped ones, by destination
   long long summary_dropped = 0;                      // dropped decisions whose destination did not fit in `summary`
   size_t kept_bytes = 0;                              // the size of `entries` as JSON
+  long long overflow_lines = 0;                       // the proxy's overflow lines read (decision_log.h)
+  long long overflow_counted = 0;                     // the decisions those lines counted (in the totals above)
 };
 
 // Pure; never throws: a line that is not JSON, or whose members have other types than the
