@@ -11,6 +11,7 @@
 #include "common/agent_control.h"
 #include "common/error.h"
 #include "common/json_codec.h"
+#include "common/paths.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 
@@ -21,19 +22,6 @@ constexpr int kMaxDepth = 64;
 
 std::string snapshot_path(const std::string& sessions_dir, const std::string& id) {
   return sessions_dir + "/" + id + ".steering";
-}
-
-std::vector<std::string> components(const std::string& pattern) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= pattern.size()) {
-    size_t slash = pattern.find('/', at);
-    std::string part = pattern.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-    if (!part.empty()) out.push_back(part);
-    if (slash == std::string::npos) break;
-    at = slash + 1;
-  }
-  return out;
 }
 
 // The names in directory `path` (none when it is not a directory or cannot be read).
@@ -167,7 +155,7 @@ std::optional<std::string> read_snapshot(const std::string& path) {
 SteeringListing list_steering_state(const std::string& home, const std::vector<std::string>& patterns) {
   SteeringListing listing;
   Lister lister(home, listing);
-  for (const auto& pattern : patterns) lister.match("", components(pattern), 0);
+  for (const auto& pattern : patterns) lister.match("", path_components(pattern), 0);
   return listing;
 }
 
