@@ -11,7 +11,10 @@
 
 namespace cordon::battery {
 
-enum class Status { Pass, Fail };
+// Warn: the property holds as far as it was promised, but the launcher recorded part of it as
+// not in force here (a budget the host could not hold): never counted as a FAIL, never shown
+// as a plain PASS either.
+enum class Status { Pass, Warn, Fail };
 
 // What a check function returns: the verdict, a one-line reason (FAIL) or note (PASS, may
 // be empty), and the mechanism observed (empty = the check's default mechanism).
@@ -23,6 +26,9 @@ struct Outcome {
 
 inline Outcome pass(std::string note = {}, std::string mechanism = {}) {
   return {Status::Pass, std::move(note), std::move(mechanism)};
+}
+inline Outcome warn(std::string note, std::string mechanism = {}) {
+  return {Status::Warn, std::move(note), std::move(mechanism)};
 }
 inline Outcome fail(std::string reason, std::string mechanism = {}) {
   return {Status::Fail, std::move(reason), std::move(mechanism)};

@@ -126,12 +126,13 @@ Outcome check_resource_budgets(const Context& c) {
   }
   if (!problems.empty()) return fail(join_some(problems, 8));
   // What the launcher could not hold (defaults, best-effort keys) was decided before the launch
-  // and is on the record; the note repeats it so a PASS here never reads as "all budgets held".
-  std::string unheld;
+  // and is on the record: a WARN naming it, so "all budgets held" is never read into a PASS.
+  const std::string held_text = held.empty() ? "no budgets held" : join_some(held, 8);
   if (!c.session->limits.not_enforced.empty())
-    unheld = "; NOT ENFORCED here: " + join_some(c.session->limits.not_enforced, 4);
-  if (held.empty()) return pass("no budgets configured" + unheld);
-  return pass(join_some(held, 8) + unheld);
+    return warn(held_text + "; NOT ENFORCED here: " + join_some(c.session->limits.not_enforced, 4) +
+                " (cordon doctor names the fix)");
+  if (held.empty()) return pass("no budgets configured");
+  return pass(held_text);
 }
 
 }  // namespace cordon::battery

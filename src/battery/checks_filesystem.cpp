@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -139,7 +141,21 @@ Outcome check_private_tmp(const Context& c) {
 Outcome check_run_user(const Context& c) { return empty_private_dir(c, "/run/user"); }
 Outcome check_run_secrets(const Context& c) { return empty_private_dir(c, "/run/secrets"); }
 
+// The workspace the session was promised is one it can write: uid, groups and mount as they are
+// here, with no capability (access(2) asks the kernel exactly that). "" when it can.
+std::string unwritable_workspace(const Context& c) {
+  if (!c.session || c.session->workspace.empty()) return {};
+  const std::string& w = c.session->workspace;
+  if (::access(w.c_str(), W_OK | X_OK) == 0) return {};
+  const int error = errno;
+  struct stat st {};
+  std::string owner = ::stat(w.c_str(), &st) == 0 ? ", owned by uid " + std::to_string(st.st_uid) : "";
+  return "the workspace " + w + " is not writable here (" + std::strerror(error) + owner + ", this process uid " +
+         std::to_string(::getuid()) + "): the agent could not edit the project";
+}
+
 Outcome check_writable_set(const Context& c) {
+  if (std::string problem = unwritable_workspace(c); !problem.empty()) return fail(problem);
   std::vector<std::string> intended;
   if (c.session)
     for (const auto& w : c.session->writable) {

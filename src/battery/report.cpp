@@ -6,19 +6,21 @@
 namespace cordon::battery {
 namespace {
 
-const char* tag(Status s) { return s == Status::Pass ? "PASS" : "FAIL"; }
+const char* tag(Status s) { return s == Status::Pass ? "PASS" : s == Status::Warn ? "WARN" : "FAIL"; }
+
+int count(const Report& report, Status status) {
+  int n = 0;
+  for (const auto& r : report.results) n += r.status == status;
+  return n;
+}
 
 Json bytes_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : bytes_json(s); }
 
 }  // namespace
 
-int Report::passed() const {
-  int n = 0;
-  for (const auto& r : results) n += r.status == Status::Pass;
-  return n;
-}
-
-int Report::failed() const { return static_cast<int>(results.size()) - passed(); }
+int Report::passed() const { return count(*this, Status::Pass); }
+int Report::warned() const { return count(*this, Status::Warn); }
+int Report::failed() const { return count(*this, Status::Fail); }
 
 std::string render_plain(const Report& report) {
   std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks\n";
@@ -29,12 +31,14 @@ std::string render_plain(const Report& report) {
     if (!r.detail.empty()) out += " \u2014 " + terminal_safe(r.detail);
     out += "\n";
   }
-  out += "  Summary: " + std::to_string(report.passed()) + " PASS / " + std::to_string(report.failed()) + " FAIL\n";
+  out += "  Summary: " + std::to_string(report.passed()) + " PASS / ";
+  if (report.warned() > 0) out += std::to_string(report.warned()) + " WARN / ";
+  out += std::to_string(report.failed()) + " FAIL\n";
   return out;
 }
 
 const std::vector<Highlight>& status_colours() {
-  static const std::vector<Highlight> colours{{"[PASS]", "32"}, {"[FAIL]", "1;31"}};
+  static const std::vector<Highlight> colours{{"[PASS]", "32"}, {"[WARN]", "33"}, {"[FAIL]", "1;31"}};
   return colours;
 }
 
@@ -54,6 +58,7 @@ std::string render_json(const Report& report) {
                 {"session_file", bytes_or_null(report.session_file)},
                 {"checks", checks},
                 {"pass", report.passed()},
+                {"warn", report.warned()},
                 {"fail", report.failed()}};
   return dump_line(document) + "\n";
 }

@@ -14,17 +14,19 @@ struct Report {
   std::string profile;       // "" = unknown (no session file)
   std::string session_file;  // "" = none
   int passed() const;
+  int warned() const;
   int failed() const;
 };
 
-// "cordon-battery: N checks", one row per check, "  Summary: P PASS / F FAIL".
+// "cordon-battery: N checks", one row per check, "  Summary: P PASS / F FAIL" (with
+// " / W WARN" after the PASS count when a check warned).
 // Uncoloured: on a terminal the printer colours the status tags (status_colours).
 std::string render_plain(const Report& report);
 
 // The status tags' colours on a terminal (common/print.h adds them after escaping the rest).
 const std::vector<Highlight>& status_colours();
 
-// {"format":"cordon-battery","battery":"cordon-battery","version":1,"profile":..,"session_file":..,"checks":[..],"pass":P,"fail":F}
+// {"format":"cordon-battery","battery":"cordon-battery","version":1,"profile":..,"session_file":..,"checks":[..],"pass":P,"warn":W,"fail":F}
 std::string render_json(const Report& report);
 
 // "  01 sentinel IS_SANDBOX=1 [launcher_provenance]" per check.

@@ -37,6 +37,22 @@ TEST(BatteryReport, PassAndFailCountsGiveTheExitStatus) {
   EXPECT_EQ(Report{}.failed(), 0);
 }
 
+TEST(BatteryReport, AWarnIsCountedApartAndNeverAsAFail) {
+  Report report = two_pass_one_fail();
+  report.results[2].status = Status::Warn;
+  report.results[2].detail = "NOT ENFORCED here: pids_max";
+  EXPECT_EQ(report.passed(), 1);
+  EXPECT_EQ(report.warned(), 1);
+  EXPECT_EQ(report.failed(), 1);
+  const std::string plain = render_plain(report);
+  EXPECT_NE(plain.find("  [WARN] 27 resource budgets in force \u2014 NOT ENFORCED here: pids_max\n"), std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("  Summary: 1 PASS / 1 WARN / 1 FAIL\n"), std::string::npos) << plain;
+  const std::string json = render_json(report);
+  EXPECT_NE(json.find("\"status\":\"WARN\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"pass\":1,\"warn\":1,\"fail\":1"), std::string::npos) << json;
+}
+
 TEST(BatteryReport, PlainRowsAndSummary) {
   EXPECT_EQ(render_plain(two_pass_one_fail()),
             "cordon-battery: 3 checks\n"
