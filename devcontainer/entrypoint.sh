@@ -7,7 +7,9 @@
 #   CORDON_BUILD_DIR   the cordon build tree to install from   (default /opt/cordon/build)
 #   CORDON_PREFIX      install prefix                          (default /usr/local)
 #   CORDON_AGENTS      agents to shim when present             (default "claude codex gemini")
-#   CORDON_SKILL_HOME  home that receives the verify-sandbox skill (default $HOME)
+#   CORDON_USER        the user sessions run as (devcontainer.json remoteUser): receives the
+#                      verify-sandbox skill in its home, owned by it (default: none)
+#   CORDON_SKILL_HOME  home that receives the skill (default CORDON_USER's home, else $HOME)
 #   CORDON_STAGE_ROOT  install into this directory instead of / (tests stage a root here)
 set -eu
 
@@ -15,7 +17,13 @@ build="${CORDON_BUILD_DIR:-/opt/cordon/build}"
 prefix="${CORDON_PREFIX:-/usr/local}"
 root="${CORDON_STAGE_ROOT:-}"
 agents="${CORDON_AGENTS:-claude codex gemini}"
-skill_home="${CORDON_SKILL_HOME:-${HOME:-/root}}"
+user="${CORDON_USER:-}"
+user_home=""
+if [ -n "$user" ]; then
+  user_home=$(getent passwd "$user" | cut -d: -f6) || true
+  [ -n "$user_home" ] || { printf 'cordon-entrypoint: CORDON_USER %s has no account in the image\n' "$user" >&2; exit 1; }
+fi
+skill_home="${CORDON_SKILL_HOME:-${user_home:-${HOME:-/root}}}"
 
 say() { printf 'cordon-entrypoint: %s\n' "$*" >&2; }
 
@@ -46,6 +54,13 @@ install_skill() {  # $1 source under libexec, $2 destination directory
   mkdir -p "$2"
   cp "$libexec/$1" "$2/"
   chmod 0644 "$2/$(basename "$1")"
+  # The user's agent state directories must stay the user's: made here by root, handed over
+  # (the agent writes its own files beside the skill).
+  if [ -n "$user" ] && [ "$skill_home" = "$user_home" ]; then
+    top="$2"
+    while [ "$(dirname "$top")" != "$skill_home" ]; do top=$(dirname "$top"); done
+    chown -R "$user": "$top"
+  fi
 }
 install_skill claude/commands/verify-sandbox.md "$skill_home/.claude/commands"
 install_skill codex/prompts/verify-sandbox.md "$skill_home/.codex/prompts"

@@ -176,6 +176,7 @@ void gather_paths(const Config& config, const LaunchRequest& request, HostFacts&
     f.existing_paths.insert(f.workspace);
     struct stat st {};
     if (::stat(f.workspace.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) f.directories.insert(f.workspace);
+    f.workspace_access = sandbox_access(f.workspace, W_OK | X_OK);
   }
   f.bwrap_path = find_system_binary("bwrap");
   for (const auto& path : config.filesystem.writable) f.real_writable[path] = real_path(path);
@@ -260,7 +261,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
       f.terminal_device = device_name(*device);
     }
   }
-  if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies();
+  if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies(f.user);
   if (config.filesystem.view == RootView::System) f.view_roots = gather_view_roots();
   // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
   if (f.uid == 0) f.private_etc = private_entries("/etc");

@@ -16,6 +16,7 @@
 #include "launcher/inputs/network_facts.h"
 #include "launcher/inputs/path_identity.h"
 #include "launcher/inputs/root_view.h"
+#include "launcher/inputs/sandbox_access.h"
 #include "launcher/inputs/workspace_tree.h"
 
 namespace cordon {
@@ -51,6 +52,9 @@ struct HostFacts {
   std::string cwd;
   std::string workspace;        // the chosen workspace, resolved (realpath); "" if it does not exist
   std::string workspace_asked;  // as given, for error messages
+  // Whether the session's identity (this uid and groups, no capabilities) may write and enter
+  // the workspace: root in a directory another user owns may not.
+  SandboxAccess workspace_access;
   std::vector<std::pair<std::string, std::string>> env;  // the launcher's environment
   std::set<std::string> existing_paths;                  // every candidate path that exists
   std::set<std::string> directories;                     // the subset that are directories

@@ -42,6 +42,7 @@ void validate(const Config& config, const LaunchRequest& request, const AgentPro
   const std::vector<ProtectedPath> protected_list = protected_paths(f.home, f.account_home, f.libexec_dir,
                                                                     f.launcher_dir, state_dir_of(sessions_dir(f)));
   check_workspace(config, request, [&] { refuse_dangerous_workspace(f, protected_list); });
+  check_workspace(config, request, [&] { refuse_unwritable_workspace(f); });
   refuse_newlines("home", f.home);
   refuse_unsafe_filesystem(config.filesystem, config.home, config.source, profile, f, protected_list);
 }

@@ -1,5 +1,9 @@
 #include "launcher/workspace/workspace_plan.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "common/error.h"
 #include "common/paths.h"
 #include "common/text.h"
@@ -30,6 +34,30 @@ void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedP
                 "run cordon in a project directory, or pass --workspace DIR (for example ~/src/app): not a "
                 "system or shared directory, $HOME or one of its parents, or cordon's own directories");
   refuse_newlines("workspace", f.workspace);
+}
+
+void refuse_unwritable_workspace(const HostFacts& f) {
+  const SandboxAccess& a = f.workspace_access;
+  if (a.error == 0) return;
+  const std::string path = terminal_safe(f.workspace);
+  if (a.error == EROFS)
+    throw Error("workspace " + path + " is on a read-only mount: the session could not write it",
+                "mount it read-write, or pass --workspace DIR on a writable filesystem");
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(a.mode));
+  const std::string owner = a.owner_name.empty()
+                                ? "uid " + std::to_string(a.owner)
+                                : terminal_safe(a.owner_name) + " (uid " + std::to_string(a.owner) + ")";
+  const std::string what = "workspace " + path + " belongs to " + owner + ", mode " + mode +
+                           ": the session runs as uid " + std::to_string(f.uid) +
+                           " without capabilities and could not write it (" + std::strerror(a.error) + ")";
+  if (f.uid == 0 && a.owner != 0)
+    throw Error(what, "launch cordon as its owner (sudo -u " +
+                          (a.owner_name.empty() ? "#" + std::to_string(a.owner) : terminal_safe(a.owner_name)) +
+                          " cordon run ...), or chown the tree to root; in a devcontainer, make remoteUser the "
+                          "project's owner (devcontainer/README.md)");
+  throw Error(what, "make it writable for " + terminal_safe(f.user) + " (chown " + terminal_safe(f.user) + " " + path +
+                        ", or chmod u+w if you own it), or launch cordon as the user who owns it");
 }
 
 WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts) {

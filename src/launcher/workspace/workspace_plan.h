@@ -32,6 +32,10 @@ TreeSnapshot snapshot_workspace_tree(const std::string& workspace, const std::ve
 // the sandbox may not write (`protected_list`: section/dangerous_paths.h).
 void refuse_unusable_workspace(const HostFacts& facts);
 void refuse_dangerous_workspace(const HostFacts& facts, const std::vector<ProtectedPath>& protected_list);
+// ... and one the session could not write: it runs as the launcher's uid with no capability, so
+// root in a directory another user owns, or anyone on a read-only mount, would get a workspace
+// that only looks writable (facts.workspace_access).
+void refuse_unwritable_workspace(const HostFacts& facts);
 
 // Pure: the section from the [workspace] config and the facts (facts.workspace_tree).
 WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& facts);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <algorithm>
 
 #include "common/error.h"
@@ -477,7 +478,7 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
   Config c = no_jail();
   c.limits.values = {{"nofile", 256}, {"pids_max", 512}, {"memory_max_bytes", 1LL << 32}};
   HostFacts f = sample_facts();
-  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0}};
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0, {}, {}}};
   SandboxPlan plan = build_plan(c, f, request());
   ASSERT_EQ(plan.limits.cgroup_budgets.size(), 2u);
   std::string problem;
@@ -495,7 +496,7 @@ TEST(Plan, SessionFileStatesBudgetsAndWhereTheirCgroupsLive) {
 TEST(Plan, DefaultBudgetsHoldWhereACgroupIsAndAreRecordedNotEnforcedWhereNot) {
   // The shipped defaults (no [limits] at all): a session cgroup where one can be placed...
   HostFacts f = sample_facts();
-  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0}};
+  f.cgroups = {{cgroup::Version::V2, "/sys/fs/cgroup/user.slice/run-1.scope", {"memory", "pids"}, true, false, {}, 0, {}, {}}};
   SandboxPlan held = build_plan(no_jail(), f, request());
   ASSERT_EQ(held.limits.cgroup_budgets.size(), 2u);
   EXPECT_TRUE(held.intent.limits.not_enforced.empty());
@@ -583,6 +584,12 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"workspace in cordon state", [](Config&, HostFacts& f, LaunchRequest&) { f.workspace = "/home/dev/.local/state/cordon/x"; f.directories.insert(f.workspace); }, "lies in cordon's state directory"},
         Refusal{"writable is /run socket", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/run/user/1000/bus"}; f.existing_paths.insert("/run/user/1000/bus"); }, "filesystem.writable: writable path /run/user/1000/bus lies in a system tree (/run)"},
         Refusal{"writable links to /etc", [](Config& c, HostFacts& f, LaunchRequest&) { c.filesystem.writable = {"/srv/link"}; f.existing_paths.insert("/srv/link"); f.real_writable["/srv/link"] = "/etc"; }, "filesystem.writable: writable path /srv/link is a system tree (/etc)"},
+        Refusal{"root in a user's workspace", [](Config&, HostFacts& f, LaunchRequest&) {
+                  f.uid = 0; f.workspace_access = {EACCES, 1000, 0755, "dev"}; }, "belongs to dev (uid 1000), mode 0755: the session runs as uid 0 without capabilities"},
+        Refusal{"user in root's workspace", [](Config&, HostFacts& f, LaunchRequest&) {
+                  f.workspace_access = {EACCES, 0, 0755, "root"}; }, "could not write it (Permission denied)"},
+        Refusal{"read-only workspace", [](Config&, HostFacts& f, LaunchRequest&) {
+                  f.workspace_access = {EROFS, 1000, 0755, "dev"}; }, "is on a read-only mount"},
         Refusal{"workspace a file", [](Config&, HostFacts& f, LaunchRequest&) { f.directories.erase("/src/app"); }, "not a directory"},
         Refusal{"home is /", [](Config&, HostFacts& f, LaunchRequest&) { f.home = "/"; }, "home directory"},
         Refusal{"missing writable", [](Config& c, HostFacts&, LaunchRequest&) { c.filesystem.writable = {"/nope"}; }, "writable path /nope"},
