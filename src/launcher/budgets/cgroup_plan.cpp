@@ -53,6 +53,16 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
     }
     return p;
   }
+  const bool shared = chosen->version == Version::V2 && !chosen->v2_root &&
+                      !chosen->subtree_control.count(controller) && chosen->other_members > 0;
+  // Where the launcher's own cgroup cannot hold a session, the one `cordon setup-user`
+  // delegated to this user can (inputs/cgroup_hierarchy.h: delegated_dir).
+  if (!chosen->delegated_dir.empty() && (!chosen->writable || shared)) {
+    p.budget = {limit_key,       controller,
+                chosen->version, chosen->delegated_dir,
+                value,           settings_for(*find_limit_key(limit_key), chosen->version, value)};
+    return p;
+  }
   if (!chosen->writable) {
     p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen->version) + " directory " +
                 chosen->own_dir + " is not writable by uid " + std::to_string(uid);
@@ -65,14 +75,15 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
           limit_key + " = 0 (or list it in limits.best_effort), or run the container with a writable cgroup namespace";
     else if (chosen->version == Version::V2)
       p.fix =
-          "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)";
+          "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run "
+          "...), or have root run `cordon setup-user USER` once and start the user's shells in the login cgroup it "
+          "names";
     else
-      p.fix = "launch as root, or start cordon in a " + controller +
-              " cgroup the operator created and chowned to this user";
+      p.fix = "have root run `cordon setup-user USER` once (it delegates a " + controller +
+              " cgroup to this user), or launch as root";
     return p;
   }
-  if (chosen->version == Version::V2 && !chosen->v2_root && !chosen->subtree_control.count(controller) &&
-      chosen->other_members > 0) {
+  if (shared) {
     p.why_not = std::to_string(chosen->other_members) + " other processes share the launcher's cgroup " +
                 chosen->own_dir + ", so cgroup v2 cannot enable " + controller + " for a session cgroup";
     p.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";

@@ -28,7 +28,7 @@ struct Budget {
   std::string limit_key;   // "memory_max_bytes" / "pids_max"
   std::string controller;  // "memory" / "pids"
   Version version = Version::V2;
-  std::string parent_dir;  // the launcher's own cgroup in that hierarchy
+  std::string parent_dir;  // the launcher's own cgroup in that hierarchy, or the user's delegated one
   long long value = 0;     // the configured limit
   std::vector<Setting> settings;
 };

@@ -17,6 +17,7 @@
 #include "common/text.h"
 #include "launcher/commands/argv.h"
 #include "launcher/commands/doctor.h"
+#include "launcher/commands/setup_user.h"
 #include "launcher/commands/shim.h"
 #include "launcher/commands/status.h"
 #include "launcher/commands/verify.h"
@@ -85,12 +86,13 @@ struct Commands {
   std::string config_path = build::kConfigPath;
   SessionOptions run, argv, verify, status;
   bool verify_deep = false;
-  std::string shim_agent, shim_binary, session_id;
+  std::string shim_agent, shim_binary, session_id, setup_user;
+  bool setup_user_remove = false;
   bool sessions_json = false;
   std::optional<long long> prune_keep, prune_keep_days;
   bool doctor_json = false;
   CLI::App *run_cmd, *argv_cmd, *verify_cmd, *status_cmd, *shim_cmd, *shim_install_cmd, *shim_remove_cmd, *sessions_cmd,
-      *doctor_cmd, *sessions_list_cmd, *sessions_gc_cmd, *sessions_prune_cmd;
+      *doctor_cmd, *sessions_list_cmd, *sessions_gc_cmd, *sessions_prune_cmd, *setup_user_cmd;
 };
 
 // The top-level subcommand the command line names ("" when it names none: help, version, a
@@ -177,6 +179,15 @@ void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
 void add_host_commands(CLI::App& app, Commands& c, const std::string& named) {
   add_shim_command(app, c, named.empty() || named == "shim");
   add_sessions_command(app, c, named.empty() || named == "sessions");
+  c.setup_user_cmd = app.add_subcommand(
+      "setup-user", "Delegate a cgroup to an ordinary user, so that its sessions' memory and pids budgets hold (root)");
+  if (named.empty() || named == "setup-user") {
+    c.setup_user_cmd->add_option("user", c.setup_user, "The account to delegate to")->required();
+    c.setup_user_cmd->add_flag("--remove", c.setup_user_remove, "Undo it (a cgroup still in use is kept and named)");
+    c.setup_user_cmd->footer(
+        "Exit status: 0 done; 1 --remove kept a cgroup in use; 2 not root, or no such ordinary "
+        "user; 125 a cgroup could not be made or given to the user.");
+  }
   c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   if (!named.empty() && named != "doctor") return;
   c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
@@ -203,6 +214,7 @@ int shim_command(const Commands& c) {
 // Dispatch to the chosen command. `blocked` is set for launches and outlives the error report.
 int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.shim_cmd) return shim_command(c);
+  if (*c.setup_user_cmd) return setup_user_command(c.setup_user, c.setup_user_remove);
   // Inside a sandbox the launcher's own record of intent is the answer, without a config.
   if (*c.status_cmd && status_inside_sandbox(c.status.json)) return kExitSuccess;
   // doctor reports an invalid configuration as a FAIL row beside the host's other rows.

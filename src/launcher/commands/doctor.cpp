@@ -1,6 +1,7 @@
 #include "launcher/commands/doctor.h"
 
 #include <linux/landlock.h>
+#include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -132,7 +133,8 @@ void check_landlock(std::vector<DoctorRow>& rows) {
 // Where memory/pids budgets would live for this user. FAIL only when the configuration asks
 // for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
 void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
-  auto hierarchies = cgroup::gather_hierarchies();
+  const passwd* account = ::getpwuid(::getuid());
+  auto hierarchies = cgroup::gather_hierarchies(account ? account->pw_name : "");
   for (const auto& limit : kLimitKeys) {
     if (limit.kind != LimitKind::Cgroup) continue;
     const std::string key = limit.name;

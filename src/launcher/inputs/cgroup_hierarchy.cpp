@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "common/cgroup_delegation.h"
 #include "common/limit_keys.h"
 #include "common/paths.h"
 #include "common/text.h"
@@ -87,6 +88,7 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
       Hierarchy h;
       h.version = v2 ? Version::V2 : Version::V1;
       h.own_dir = chosen_dir;
+      if (chosen->root == "/") h.mount_root = chosen->mount_point;
       if (!v2) h.controllers = listed;
       out.push_back(std::move(h));
     }
@@ -94,11 +96,25 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
   return out;
 }
 
-std::vector<Hierarchy> gather_hierarchies() {
+namespace {
+
+// The delegated cgroup of `user` in `h`, when the launcher can hold sessions there.
+std::string usable_delegation(const Hierarchy& h, const std::string& user) {
+  if (user.empty() || h.mount_root.empty()) return {};
+  const std::string dir = delegated_cgroup(h.mount_root, user);
+  if (::access(dir.c_str(), W_OK) != 0) return {};
+  if (h.version == Version::V1) return ::access((dir + "/tasks").c_str(), W_OK) == 0 ? dir : "";
+  return path_within(h.own_dir, dir) && h.own_dir != dir ? dir : "";
+}
+
+}  // namespace
+
+std::vector<Hierarchy> gather_hierarchies(const std::string& user) {
   std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"),
                                                     parse_mountinfo(read_text_file("/proc/self/mountinfo")));
   for (auto& h : found) {
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
+    h.delegated_dir = usable_delegation(h, user);
     if (h.version != Version::V2) continue;
     h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
     h.v2_root = ::access((h.own_dir + "/cgroup.type").c_str(), F_OK) != 0;

@@ -25,14 +25,21 @@ struct Hierarchy {
   bool v2_root = false;
   std::set<std::string> subtree_control;
   size_t other_members = 0;
+  // The hierarchy's mount point when the mount shows its whole tree ("" otherwise).
+  std::string mount_root;
+  // The cgroup `cordon setup-user` delegated to this user (common/cgroup_delegation.h), when it
+  // exists, is writable by the launcher and can hold its sessions: v1 any process of the user's
+  // may be moved in; v2 only when own_dir lies below it. "" = none.
+  std::string delegated_dir;
 };
 
 // Pure: every mounted hierarchy listed in /proc/self/cgroup, with own_dir resolved through the
 // mount's root. v2 controllers and writability are left empty (gather_hierarchies fills them).
 std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts);
 
-// Reads /proc/self/cgroup, mountinfo, v2 cgroup.controllers and access(W_OK).
-std::vector<Hierarchy> gather_hierarchies();
+// Reads /proc/self/cgroup, mountinfo, v2 cgroup.controllers and access(W_OK); `user` names the
+// delegated cgroup looked for ("" = none).
+std::vector<Hierarchy> gather_hierarchies(const std::string& user = "");
 
 // The controllers named in a cgroup v2 list file (cgroup.controllers, cgroup.subtree_control).
 std::set<std::string> read_controller_list(const std::string& path);

@@ -128,11 +128,36 @@ TEST(CgroupPlan, RefusesAV2CgroupSharedWithOtherProcessesUnlessTheControllerIsHa
   EXPECT_EQ(place_budget(found, "pids_max", 64, 0).why_not, "");
 }
 
+// `cordon setup-user` delegated a cgroup to the user: where the launcher's own cgroup is not
+// writable (v1) or is shared with the user's other processes (v2), the sessions go there.
+TEST(CgroupPlan, PlacesBudgetsInTheCgroupSetupUserDelegated) {
+  auto found = hybrid();  // nothing of the launcher's own writable
+  EXPECT_EQ(found[0].mount_root, "/sys/fs/cgroup/pids");
+  found[0].delegated_dir = "/sys/fs/cgroup/pids/cordon/dev";
+  Placement pids = place_budget(found, "pids_max", 64, 1000);
+  ASSERT_EQ(pids.why_not, "");
+  EXPECT_EQ(pids.budget.parent_dir, "/sys/fs/cgroup/pids/cordon/dev");
+  EXPECT_EQ(pids.budget.settings[0].file, "pids.max");
+  // A writable own cgroup stays first.
+  found[0].writable = true;
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 1000).budget.parent_dir, "/sys/fs/cgroup/pids");
+
+  auto unified = locate_hierarchies("0::/cordon/dev/login\n", parse_mountinfo(kUnifiedMounts));
+  unified[0].controllers = {"memory", "pids"};
+  unified[0].writable = true;
+  unified[0].other_members = 1;  // the user's shell
+  unified[0].delegated_dir = "/sys/fs/cgroup/cordon/dev";
+  Placement memory = place_budget(unified, "memory_max_bytes", 1 << 30, 1000);
+  ASSERT_EQ(memory.why_not, "");
+  EXPECT_EQ(memory.budget.parent_dir, "/sys/fs/cgroup/cordon/dev");
+  EXPECT_EQ(memory.budget.settings[0].file, "memory.max");
+}
+
 TEST(CgroupPlan, RefusesWithTheReasonAndAFix) {
   auto found = hybrid();  // nothing writable
   Placement pids = place_budget(found, "pids_max", 64, 1000);
   EXPECT_NE(pids.why_not.find("/sys/fs/cgroup/pids is not writable by uid 1000"), std::string::npos) << pids.why_not;
-  EXPECT_NE(pids.fix.find("chowned"), std::string::npos);
+  EXPECT_NE(pids.fix.find("cordon setup-user USER"), std::string::npos) << pids.fix;
   // Root that cannot write its cgroup is in a container: "launch as root" is no advice there.
   Placement in_container = place_budget(found, "pids_max", 64, 0);
   EXPECT_EQ(in_container.fix.find("launch as root"), std::string::npos) << in_container.fix;
