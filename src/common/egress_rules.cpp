@@ -119,6 +119,25 @@ bool EgressRule::matches_address(uint32_t address, uint16_t p) const {
   return kind == Kind::Ip && (!port || *port == p) && prefix.contains(address);
 }
 
+bool rule_within(const EgressRule& rule, const EgressRule& pattern) {
+  // Ports: what the rule admits must all be admitted by the pattern.
+  if (pattern.port && rule.port != pattern.port) return false;
+  if (!pattern.port && rule.port && *rule.port != 80 && *rule.port != 443 && rule.kind != EgressRule::Kind::Ip)
+    return false;
+  using Kind = EgressRule::Kind;
+  if (rule.kind == Kind::Ip || pattern.kind == Kind::Ip) {
+    if (rule.kind != Kind::Ip || pattern.kind != Kind::Ip) return false;
+    return rule.prefix.length >= pattern.prefix.length && pattern.prefix.contains(rule.prefix.address);
+  }
+  const auto below = [](const std::string& name, const std::string& suffix) {
+    return name.size() > suffix.size() + 1 && name.ends_with(suffix) && name[name.size() - suffix.size() - 1] == '.';
+  };
+  if (pattern.kind == Kind::Exact) return rule.kind == Kind::Exact && rule.name == pattern.name;
+  // A wildcard pattern: an exact name strictly below it, or a wildcard at or below its suffix.
+  return rule.kind == Kind::Exact ? below(rule.name, pattern.name)
+                                  : rule.name == pattern.name || below(rule.name, pattern.name);
+}
+
 EgressRules::EgressRules(const std::vector<std::string>& allow, const std::vector<std::string>& deny,
                          std::string_view allow_key, std::string_view deny_key) {
   for (const auto& text : allow) allow_.push_back(parse_egress_rule(text, allow_key));

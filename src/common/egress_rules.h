@@ -46,6 +46,14 @@ struct EgressRule {
 // `key` names where the rule came from in the message ("[network] allow", "--allow").
 EgressRule parse_egress_rule(std::string_view text, std::string_view key = "[network] allow");
 
+// Whether every destination `rule` admits is also admitted by `pattern` (both parsed allow
+// rules): how `cordon run --allow RULE` is held within the operator's [network] user_allow.
+// Names: an exact name within an exact equal name or a wildcard above it; a wildcard within a
+// wildcard at or above its suffix. Ports: a rule without one means 80 and 443, which a pattern
+// without one covers; a rule's port must be one the pattern admits. IP rules: a prefix inside
+// the pattern's prefix. A name rule is never within an IP pattern, nor the other way round.
+bool rule_within(const EgressRule& rule, const EgressRule& pattern);
+
 // A destination host as the rules see it: lowercase, one trailing dot removed.
 std::string normalize_host(std::string_view host);
 

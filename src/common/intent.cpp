@@ -60,6 +60,7 @@ NetworkIntent network_from_json(const Json& network) {
   n.proxy = string_member(network, "proxy");
   n.proxy_allow = string_array_member(network, "proxy_allow");
   n.proxy_deny = string_array_member(network, "proxy_deny");
+  n.proxy_run_allow = string_array_member(network, "run_allow");
   return n;
 }
 
@@ -73,6 +74,7 @@ Json network_json(const NetworkIntent& n) {
     out["proxy"] = bytes_json(n.proxy);
     out["proxy_allow"] = bytes_array_json(n.proxy_allow);
     out["proxy_deny"] = bytes_array_json(n.proxy_deny);
+    out["run_allow"] = bytes_array_json(n.proxy_run_allow);
   }
   if (!n.jailed()) return out;
   out["blackholes"] = bytes_array_json(n.blackholes);

@@ -55,6 +55,8 @@ struct NetworkIntent {
   std::string proxy;
   std::vector<std::string> proxy_allow;
   std::vector<std::string> proxy_deny;
+  // Of proxy_allow, the rules this run added (`cordon run --allow`, within [network] user_allow).
+  std::vector<std::string> proxy_run_allow;
   bool jailed() const { return mode == NetworkMode::EgressJail; }
   // A namespace of the session's own with loopback only (nothing routed out).
   bool loopback_only() const { return mode == NetworkMode::Allowlist || mode == NetworkMode::Offline; }

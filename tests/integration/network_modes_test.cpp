@@ -384,6 +384,51 @@ TEST_F(NetworkModes, AllowlistLauncherKilledLeavesNoProxyOrSandbox) {
   }
 }
 
+// `cordon run --allow RULE` widens the allow-list for one run, only within the operator's
+// [network] user_allow, and is recorded. The denied run's exit line names it. From inside, the
+// session cannot use it on itself: its own cordon cannot launch (no user namespaces, no
+// config) and the running proxy's rules stay as launched.
+TEST_F(NetworkModes, RunAllowWidensOneRunWithinUserAllowAndTheSessionCannotUseIt) {
+  world->write_config("allowlist-user",
+                      "[network]\nmode = \"allowlist\"\nallow = [\"localhost\"]\nuser_allow = [\"*.test:8000\"]\n");
+  const std::string fetch = "curl -sS -m 5 http://internet.test:8000/hello.txt";
+  for (As who : {As::Root, As::User}) {
+    CommandResult denied = world->cordon_run(config("allowlist-user"), fetch, as(who));
+    EXPECT_FALSE(has(denied.output, "hello internet")) << denied.output;
+    EXPECT_TRUE(has(denied.output, "or for one run: cordon run --allow internet.test:8000 ...")) << denied.output;
+
+    clear_records(who);
+    CommandResult allowed =
+        world->cordon_run(config("allowlist-user"), fetch, as(who, "--allow internet.test:8000"));
+    EXPECT_EQ(allowed.status, 0) << allowed.output;
+    EXPECT_TRUE(has(allowed.output, "hello internet")) << allowed.output;
+    const std::string record = read_file(latest_record(who));
+    const Json manifest = Json::parse(record.substr(0, record.find('\n')), nullptr, false);
+    EXPECT_EQ(manifest["network"]["run_allow"], Json::array({"internet.test:8000"})) << record;
+
+    CommandResult outside = world->cordon_run(config("allowlist-user"), "/bin/true", as(who, "--allow lan.test:8080"));
+    EXPECT_EQ(outside.status, 125) << outside.output;
+    EXPECT_TRUE(has(outside.output, "--allow lan.test:8080 is not within [network] user_allow (*.test:8000)"))
+        << outside.output;
+    CommandResult jailed = world->cordon_run(config("jail"), "/bin/true", as(who, "--allow internet.test:8000"));
+    EXPECT_EQ(jailed.status, 125) << jailed.output;
+    EXPECT_TRUE(has(jailed.output, "--allow adds to the allow-list of network.mode = \"allowlist\"")) << jailed.output;
+  }
+  // Inside a session that may not reach internet.test, the agent runs cordon itself (bound in
+  // read-only for the attempt) with --allow and the config path: it cannot launch, and the
+  // session's proxy still refuses the destination afterwards.
+  const std::string inst = world->dir + "/inst";
+  CommandResult self = world->cordon_run(
+      config("allowlist-user"),
+      "sh -c '" + inst + "/bin/cordon --config " + config("allowlist-user") +
+          " run --allow internet.test:8000 -- " + fetch + "; echo NESTED=$?; " + fetch + "; echo AFTER=$?'",
+      as(As::User, "--test-weaken bind:" + inst));
+  EXPECT_FALSE(has(self.output, "hello internet")) << self.output;
+  EXPECT_FALSE(has(self.output, "NESTED=0")) << self.output;
+  EXPECT_TRUE(has(self.output, "AFTER=")) << self.output;
+  EXPECT_TRUE(has(self.output, "internet.test:8000 denied: not in the allow-list")) << self.output;
+}
+
 TEST_F(NetworkModes, RunFlagOnlyNarrows) {
   CommandResult narrowed = world->cordon_run(config("jail"), "/bin/sh attempts.sh", as(As::Root, "--network offline"));
   EXPECT_EQ(narrowed.status, 0) << narrowed.output;

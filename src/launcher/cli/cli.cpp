@@ -57,6 +57,10 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
         ->allow_extra_args(false);
   cmd->add_option("--network", o.network,
                   "Narrow the network for this run: jail, allowlist or offline (never wider than [network] mode)");
+  cmd->add_option("--allow", o.allow,
+                  "Allowlist mode: admit one more destination for this run (an allow rule within [network] "
+                  "user_allow; repeatable)")
+      ->allow_extra_args(false);
   // The command is a positional list; options after `--` belong to it, never to cordon.
   if (set.command) cmd->add_option("command", o.command, "Command to run inside the sandbox (after --)");
 #ifdef CORDON_TEST_HOOKS
@@ -222,7 +226,10 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   Config config = load_config(c.config_path);
   for (const auto& [cmd, options] : {std::pair{c.run_cmd, &c.run}, std::pair{c.argv_cmd, &c.argv},
                                      std::pair{c.verify_cmd, &c.verify}, std::pair{c.status_cmd, &c.status}})
-    if (cmd->parsed()) narrow_network_mode(config, options->network);
+    if (cmd->parsed()) {
+      narrow_network_mode(config, options->network);
+      widen_allowlist_for_run(config, options->allow);
+    }
   if (c.run.filter_output) config.terminal.filter_pipes = true;
   if (*c.status_cmd) return status_command(config, c.status);
   if (*c.argv_cmd) {

@@ -200,7 +200,8 @@ constexpr std::string_view kEnvironmentKeys[] = {"allow", "deny"};
 constexpr std::string_view kHomeKeys[] = {"keep", "caches"};
 constexpr std::string_view kFilesystemKeys[] = {"writable", "masks", "proc", "view", "read", "tmpfs_size_bytes"};
 constexpr std::string_view kGitKeys[] = {"name", "email"};
-constexpr std::string_view kNetworkKeys[] = {"mode", "egress_jail", "allow_ip", "dns_forward", "allow", "deny"};
+constexpr std::string_view kNetworkKeys[] = {"mode",  "egress_jail", "allow_ip",  "dns_forward",
+                                             "allow", "deny",        "user_allow"};
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
 constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
 constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days"};
@@ -309,6 +310,7 @@ void apply_network(const Origin& o, const toml::table& t, NetworkConfig& c) {
   apply_network_mode(o, t, c);
   if (auto* v = t.get("allow")) c.allow = as_string_list(o, *v, "network.allow", check_egress_rule);
   if (auto* v = t.get("deny")) c.deny = as_string_list(o, *v, "network.deny", check_egress_rule);
+  if (auto* v = t.get("user_allow")) c.user_allow = as_string_list(o, *v, "network.user_allow", check_egress_rule);
   if (auto* v = t.get("allow_ip")) c.allow_ip = as_string_list(o, *v, "network.allow_ip", check_ip_or_cidr);
   if (auto* v = t.get("dns_forward")) {
     c.dns_forward = as_string(o, *v, "network.dns_forward");

@@ -98,6 +98,11 @@ struct NetworkConfig {
   std::vector<std::string> deny;               // allowlist: rules that win over every allow
   std::vector<std::string> allow_ip;           // jail: IPv4 addresses or CIDRs, validated
   std::string dns_forward = "auto";            // jail: "auto" or an IPv4 address
+  // allowlist: the patterns within which a user may add rules for one run (`cordon run
+  // --allow RULE`); empty = none may be added.
+  std::vector<std::string> user_allow;
+  // The rules this run added with --allow (already in `allow`), for the record.
+  std::vector<std::string> run_allow;
 };
 
 // [limits]

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/build_config.h"
+#include "common/egress_rules.h"
 #include "common/error.h"
 #include "common/text.h"
 
@@ -187,14 +188,31 @@ std::string egress_counts_text(const EgressDecisions& d) {
   return line;
 }
 
-std::string egress_summary_line(const EgressDecisions& d) {
+namespace {
+
+// Whether `entry` parses as an allow rule within one of `patterns` (none parse: no).
+bool within_user_allow(const std::string& entry, const std::vector<std::string>& patterns) {
+  try {
+    const EgressRule rule = parse_egress_rule(entry, "--allow");
+    for (const auto& p : patterns)
+      if (rule_within(rule, parse_egress_rule(p, "[network] user_allow"))) return true;
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string egress_summary_line(const EgressDecisions& d, const std::vector<std::string>& user_allow) {
   std::string line = "network allowlist: " + egress_counts_text(d);
   // The way forward for the first denied destination: the exact entry and where it goes (a
   // CONNECT client, such as npm over HTTPS, never sees the proxy's 403 body that says so).
   for (const auto& e : d.entries) {
     if (!is_decision(e) || !is_denied(e) || !e["destination"].is_string()) continue;
-    line += "; to allow it, add \"" + terminal_safe(e["destination"].get<std::string>()) + "\" to [network] allow in " +
-            build::kConfigPath;
+    const std::string destination = e["destination"].get<std::string>();
+    line += "; to allow it, add \"" + terminal_safe(destination) + "\" to [network] allow in " + build::kConfigPath;
+    if (within_user_allow(destination, user_allow))
+      line += ", or for one run: cordon run --allow " + terminal_safe(destination) + " ...";
     break;
   }
   return line;

@@ -50,7 +50,9 @@ Json egress_json(const EgressDecisions& d);
 std::string egress_counts_text(const EgressDecisions& d);
 
 // The line the launcher prints at the session's end: "network allowlist: " + the counts text,
-// and for the first denied destination the entry that allows it and the file it goes in.
-std::string egress_summary_line(const EgressDecisions& d);
+// and for the first denied destination the entry that allows it and the file it goes in; when
+// that entry lies within one of `user_allow` ([network] user_allow), also the one-run way:
+// `cordon run --allow ENTRY ...`.
+std::string egress_summary_line(const EgressDecisions& d, const std::vector<std::string>& user_allow = {});
 
 }  // namespace cordon::proxy

@@ -59,6 +59,7 @@ NetworkSection allowlist_section(const AllowlistMode& mode) {
   s.intent.proxy = std::string(kProxyHost) + ":" + std::to_string(kProxyPort);
   s.intent.proxy_allow = mode.allow;
   s.intent.proxy_deny = mode.deny;
+  s.intent.proxy_run_allow = mode.run_allow;
   s.command_gate = true;  // the proxy is started after the fork
   return s;
 }
@@ -87,6 +88,7 @@ NetworkPlan plan_network(const NetworkConfig& config, const ConfigSource& source
     case NetworkMode::Allowlist: {
       AllowlistMode mode{profile_allow, config.deny, {}};
       mode.allow.insert(mode.allow.end(), config.allow.begin(), config.allow.end());
+      mode.run_allow = config.run_allow;
       for (const auto& subnet : facts.connected) mode.refuse.push_back(subnet.str());
       // The host's own addresses: a name may not resolve onto a service of the host itself.
       for (const auto& address : facts.host_addresses) mode.refuse.push_back(address.str());

@@ -40,9 +40,10 @@ struct JailMode {
 
 // mode = "allowlist": loopback only; cordon's proxy is the one way out.
 struct AllowlistMode {
-  std::vector<std::string> allow;   // the profile's destinations, then [network] allow
-  std::vector<std::string> deny;    // [network] deny
-  std::vector<std::string> refuse;  // the host's connected subnets: no answer may resolve there
+  std::vector<std::string> allow;           // the profile's destinations, then [network] allow
+  std::vector<std::string> deny;            // [network] deny
+  std::vector<std::string> refuse;          // the host's connected subnets: no answer may resolve there
+  std::vector<std::string> run_allow = {};  // of `allow`, what this run added (--allow), recorded
   // Test weakenings only: options the proxy gets on top of its rules, and a sandbox left in
   // the launcher's network namespace (allowlist-host-net).
   std::vector<std::string> proxy_test_args = {};

@@ -1,6 +1,10 @@
 #include "launcher/plan/session_options.h"
 
+#include <algorithm>
+
+#include "common/egress_rules.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/plan/weaken.h"
 #include "launcher/workspace/workspace_plan.h"
 
@@ -26,6 +30,31 @@ void narrow_network_mode(Config& config, const std::string& flag) {
                     "allowlist < offline)",
                 "ask the operator to change [network] mode in " + config.source.file, kExitConfigError);
   config.network.mode = *mode;
+}
+
+void widen_allowlist_for_run(Config& config, const std::vector<std::string>& rules) {
+  if (rules.empty()) return;
+  const std::string file = config.source.file;
+  if (config.network.mode != NetworkMode::Allowlist)
+    throw Error("--allow adds to the allow-list of network.mode = \"allowlist\"; this run's mode is \"" +
+                    std::string(network_mode_config_name(config.network.mode)) + "\"",
+                "add --network allowlist (when the configured mode allows it), or drop --allow", kExitConfigError);
+  std::string patterns;
+  for (const auto& p : config.network.user_allow) patterns += (patterns.empty() ? "" : ", ") + p;
+  for (const auto& text : rules) {
+    const EgressRule rule = parse_egress_rule(text, "--allow");
+    const bool within = std::any_of(config.network.user_allow.begin(), config.network.user_allow.end(),
+                                    [&](const std::string& p) { return rule_within(rule, parse_egress_rule(p)); });
+    if (!within)
+      throw Error("--allow " + terminal_safe(text) + " is not within [network] user_allow (" +
+                      (patterns.empty() ? std::string("empty: no run may add a rule") : patterns) + ")",
+                  "ask the operator to add a pattern covering it to [network] user_allow, or the rule itself to "
+                  "[network] allow, in " +
+                      file,
+                  kExitConfigError);
+    config.network.allow.push_back(text);
+    config.network.run_allow.push_back(text);
+  }
 }
 
 HostFacts facts_for(const Config& config, const SessionOptions& o) {

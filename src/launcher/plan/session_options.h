@@ -19,6 +19,7 @@ struct SessionOptions {
   std::vector<std::string> weaken;  // test hooks only
   std::vector<std::string> limits;  // --limit NAME=VALUE
   std::string network;              // --network MODE: may only narrow [network] mode
+  std::vector<std::string> allow;   // --allow RULE: within [network] user_allow, allowlist only
   bool json = false;
   bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
 };
@@ -27,6 +28,12 @@ struct SessionOptions {
 // configured one or narrower (host < jail < allowlist < offline). Throws cordon::Error (exit 2)
 // for an unknown or a wider mode.
 void narrow_network_mode(Config& config, const std::string& flag);
+
+// Applies `--allow RULE` (after --network): each rule must parse, the mode must be allowlist,
+// and the rule must lie within a [network] user_allow pattern (common/egress_rules.h
+// rule_within); it is then added to [network] allow and to run_allow, which the manifest
+// records. Throws cordon::Error (exit 2) naming the rule, the patterns and the file.
+void widen_allowlist_for_run(Config& config, const std::vector<std::string>& rules);
 
 // The host facts a session of this configuration is planned from (the network's when its mode
 // reads the host's network: netlink dumps and /etc/resolv.conf, nothing is sent).

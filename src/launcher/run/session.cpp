@@ -132,14 +132,14 @@ int report_end(const Receipt& receipt, const SessionRecord& record) {
 
 // The allowlist proxy's decisions into the receipt, their counts for `cordon status` ("last
 // egress"), and one line on stderr when there were any.
-void record_egress(const network::NetworkLaunch& network, const std::string& sessions, const std::string& id,
-                   Receipt& receipt) {
+void record_egress(const network::NetworkLaunch& network, const std::vector<std::string>& user_allow,
+                   const std::string& sessions, const std::string& id, Receipt& receipt) {
   std::optional<proxy::EgressDecisions> decisions = network.decisions();
   if (!decisions) return;  // the mode has no proxy
   receipt.egress = proxy::egress_json(*decisions);
   record_last_egress(sessions, id, proxy::egress_counts_text(*decisions));
   if (!decisions->entries.empty() || decisions->unreadable)
-    print_err("cordon: " + terminal_safe(proxy::egress_summary_line(*decisions)) + "\n");
+    print_err("cordon: " + terminal_safe(proxy::egress_summary_line(*decisions, user_allow)) + "\n");
 }
 
 // What the home audit compares after the session: the control keys' values (fs/home_audit.h)
@@ -233,7 +233,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
       print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
     throw;
   }
-  record_egress(network, sessions_dir(facts), record.id(), receipt);
+  record_egress(network, config.network.user_allow, sessions_dir(facts), record.id(), receipt);
   receipt.teardown_problems = verify_no_sandbox_processes(receipt.outcome);
   receipt.limit_hits = receipt.outcome.limit_hits;
   finish_budgets(budgets, receipt);

@@ -145,3 +145,38 @@ TEST(RawIpv4Host, LiteralsAndNames) {
 
 }  // namespace
 }  // namespace cordon
+
+namespace cordon {
+namespace {
+
+bool within(const char* rule, const char* pattern) {
+  return rule_within(parse_egress_rule(rule), parse_egress_rule(pattern));
+}
+
+// `cordon run --allow RULE` must stay inside the operator's [network] user_allow: every
+// destination the rule admits is one a pattern admits.
+TEST(EgressRuleWithin, ARunsRuleMustAdmitNothingThePatternDoesNot) {
+  EXPECT_TRUE(within("registry.npmjs.org", "registry.npmjs.org"));
+  EXPECT_TRUE(within("registry.npmjs.org", "*.npmjs.org"));
+  EXPECT_TRUE(within("*.cdn.npmjs.org", "*.npmjs.org"));
+  EXPECT_TRUE(within("*.npmjs.org", "*.npmjs.org"));
+  EXPECT_FALSE(within("npmjs.org", "*.npmjs.org"));  // the wildcard is strictly below
+  EXPECT_FALSE(within("*.npmjs.org", "registry.npmjs.org"));
+  EXPECT_FALSE(within("evilnpmjs.org", "*.npmjs.org"));
+  EXPECT_FALSE(within("*.org", "*.npmjs.org"));
+  // Ports: no port means 80 and 443.
+  EXPECT_TRUE(within("registry.npmjs.org:443", "*.npmjs.org"));
+  EXPECT_FALSE(within("registry.npmjs.org:22", "*.npmjs.org"));
+  EXPECT_FALSE(within("registry.npmjs.org", "*.npmjs.org:443"));  // would admit port 80 too
+  EXPECT_TRUE(within("registry.npmjs.org:443", "*.npmjs.org:443"));
+  // Addresses: a prefix inside the pattern's; names and addresses never cover each other.
+  EXPECT_TRUE(within("203.0.113.5", "203.0.113.0/24"));
+  EXPECT_TRUE(within("203.0.113.0/25:443", "203.0.113.0/24"));
+  EXPECT_FALSE(within("203.0.112.0/23", "203.0.113.0/24"));
+  EXPECT_FALSE(within("203.0.113.5", "203.0.113.0/24:443"));
+  EXPECT_FALSE(within("203.0.113.5", "*.npmjs.org"));
+  EXPECT_FALSE(within("registry.npmjs.org", "203.0.113.0/24"));
+}
+
+}  // namespace
+}  // namespace cordon

@@ -34,6 +34,12 @@ TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
             "to allow it, add \"evil.test:443\" to [network] allow in " +
                 std::string(build::kConfigPath));
   EXPECT_EQ(egress_counts_text(d), "1 connection(s) allowed, 1 denied, 1 failed (evil.test:443)");  // for status
+  // Where the operator's [network] user_allow covers the entry, the one-run way too.
+  EXPECT_EQ(egress_summary_line(d, {"*.test:443"}),
+            "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443); "
+            "to allow it, add \"evil.test:443\" to [network] allow in " +
+                std::string(build::kConfigPath) + ", or for one run: cordon run --allow evil.test:443 ...");
+  EXPECT_EQ(egress_summary_line(d, {"*.other:443", "evil.test:80"}), egress_summary_line(d));
 }
 
 // A flood of denied requests (a million, each to a new name, some with names near the proxy's
