@@ -35,11 +35,13 @@ class AgentControl : public LaunchFixture {
     write_file(config_, "[network]\nmode = \"offline\"\n");
   }
 
-  RunResult sandbox(const std::string& agent, const std::string& script, const std::vector<std::string>& flags = {}) {
+  RunResult sandbox(const std::string& agent, const std::string& script, const std::vector<std::string>& flags = {},
+                    bool on_pty = false) {
     std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--agent", agent};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
     RunOptions o;
+    o.on_pty = on_pty;
     o.env = env_;
     o.as = who_;
     o.cwd = workspace_;
@@ -288,6 +290,28 @@ TEST_P(AgentControl, WhatASigkilledSessionWroteInTheAgentsMemoryIsNamedByTheSwee
 }
 
 INSTANTIATE_TEST_SUITE_P(As, AgentControl, ::testing::Values(Who::Root, Who::User), who_name);
+
+// A setting changed inside is not kept (the control entries are read-only) and cordon cannot
+// see the refused write: the first interactive session of each agent on the account says so
+// once, naming the settings file and the real binary; the next one does not; a session off a
+// terminal never does.
+TEST_P(AgentControl, TheFirstInteractiveSessionSaysOnceThatSettingsAreNotKept) {
+  const std::string notice = "cordon: claude's settings are read-only inside a session (" + home_ +
+                             "/.claude/settings.json, " + home_ + "/.claude/keybindings.json";
+  RunResult piped = sandbox("claude", "echo theme > ~/.claude/settings.json 2>/dev/null; true");
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("settings are read-only"), std::string::npos) << piped.err;
+  RunResult first = sandbox("claude", "true", {}, true);
+  EXPECT_EQ(first.exit_code, 0) << first.out << first.err;
+  const std::string said = first.out + first.err;
+  EXPECT_NE(said.find(notice), std::string::npos) << said;
+  EXPECT_NE(said.find("or run " + libexec("agents/claude") + " outside cordon"), std::string::npos) << said;
+  RunResult second = sandbox("claude", "true", {}, true);
+  EXPECT_EQ((second.out + second.err).find("settings are read-only"), std::string::npos) << second.out << second.err;
+  RunResult gemini = sandbox("gemini", "true", {}, true);
+  EXPECT_NE((gemini.out + gemini.err).find("cordon: gemini's settings are read-only"), std::string::npos)
+      << gemini.out << gemini.err;
+}
 
 }  // namespace
 }  // namespace cordon::testing

@@ -24,6 +24,7 @@
 #include "launcher/record/sweep.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
+#include "launcher/run/settings_notice.h"
 #include "launcher/workspace/repositories.h"
 #include "launcher/workspace/workspace_plan.h"
 
@@ -244,6 +245,9 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) +
               " (the command's exit status is returned)\n");
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
+  if (auto profile = config.agents.find(plan.agent); profile != config.agents.end() && receipt.outcome.command_ran)
+    notice_read_only_settings(sessions_dir(facts), profile->second, facts.home, agent_binary(profile->second, facts),
+                              receipt.outcome.terminal.relayed && ::isatty(2) == 1);
   return report_end(receipt, record);
 }
 

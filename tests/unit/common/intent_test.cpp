@@ -29,6 +29,7 @@ SessionIntent full_intent(const std::string& odd) {
                "198.51.100.53",
                "",
                {},
+               {},
                {}};
   s.limits = {{"core=0", "nofile=1024", "pids_max=512", "wall_clock_seconds=28800"},
               {{"pids", "/sys/fs/cgroup/" + odd}}};
@@ -78,6 +79,23 @@ TEST(Intent, EveryFactRoundTripsWhateverItsBytes) {
     ASSERT_TRUE(parsed) << problem;
     expect_same(*parsed, intent);
   }
+}
+
+// Allowlist members, with the rules a run added (`cordon run --allow`).
+TEST(Intent, AnAllowlistSessionKeepsItsRunsOwnRules) {
+  SessionIntent intent = full_intent("plain");
+  intent.network = {};
+  intent.network.mode = NetworkMode::Allowlist;
+  intent.network.proxy = "127.0.0.1:3128";
+  intent.network.proxy_allow = {"api.anthropic.com", "registry.npmjs.org"};
+  intent.network.proxy_deny = {"evil.test"};
+  intent.network.proxy_run_allow = {"registry.npmjs.org"};
+  std::string problem;
+  auto parsed = parse_session(serialize_session(intent), &problem);
+  ASSERT_TRUE(parsed) << problem;
+  EXPECT_EQ(parsed->network.proxy_allow, intent.network.proxy_allow);
+  EXPECT_EQ(parsed->network.proxy_deny, intent.network.proxy_deny);
+  EXPECT_EQ(parsed->network.proxy_run_allow, intent.network.proxy_run_allow);
 }
 
 TEST(Intent, AHomeKeepEntryWithANewlineStaysOneStringAndAddsNoWritablePath) {
