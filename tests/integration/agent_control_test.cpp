@@ -5,6 +5,7 @@
 // probe 33 see it, and FAIL / ESCAPE with the read-only binds dropped. Root and the test user,
 // each with a fresh $HOME holding the workspace.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -311,6 +312,36 @@ TEST_P(AgentControl, TheFirstInteractiveSessionSaysOnceThatSettingsAreNotKept) {
   RunResult gemini = sandbox("gemini", "true", {}, true);
   EXPECT_NE((gemini.out + gemini.err).find("cordon: gemini's settings are read-only"), std::string::npos)
       << gemini.out << gemini.err;
+}
+
+// Typing an agent's name in the home is refused (the home is never a workspace) with a next
+// step: --scratch runs the session in a fresh empty directory under the home, named on stderr,
+// the user's own and kept afterwards with what the session wrote.
+TEST_P(AgentControl, InTheHomeTheRefusalOffersAScratchWorkspaceThatWorks) {
+  RunOptions o;
+  o.env = env_;
+  o.as = who_;
+  o.cwd = home_;
+  RunResult refused = run({cordon_, "--config", config_, "run", "--", "/bin/true"}, o);
+  EXPECT_EQ(refused.exit_code, 125) << refused.err;
+  EXPECT_NE(refused.err.find("is your home directory"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("cordon run --scratch makes a fresh empty one"), std::string::npos) << refused.err;
+  RunResult scratch =
+      run({cordon_, "--config", config_, "run", "--scratch", "--", "/bin/sh", "-c", "pwd; echo kept > notes"}, o);
+  EXPECT_EQ(scratch.exit_code, 0) << scratch.err;
+  const std::string prefix = "cordon: scratch workspace " + home_ + "/cordon-scratch/";
+  const size_t at = scratch.err.find(prefix);
+  ASSERT_NE(at, std::string::npos) << scratch.err;
+  const std::string dir = scratch.err.substr(at + 26, scratch.err.find(' ', at + 26) - at - 26);
+  EXPECT_EQ(scratch.out, dir + "\n");
+  EXPECT_EQ(read_file(dir + "/notes"), "kept\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, who_.uid);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  RunResult both = run({cordon_, "--config", config_, "run", "--scratch", "--workspace", workspace_, "--", "true"}, o);
+  EXPECT_EQ(both.exit_code, 125) << both.err;
+  EXPECT_NE(both.err.find("--scratch and --workspace both name the workspace"), std::string::npos) << both.err;
 }
 
 }  // namespace

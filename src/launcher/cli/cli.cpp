@@ -26,6 +26,7 @@
 #include "launcher/record/sessions.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/session.h"
+#include "launcher/workspace/scratch.h"
 
 namespace cordon {
 namespace {
@@ -123,6 +124,9 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
                         "Put the sandbox's stdout and stderr through the terminal output filter even when they are "
                         "a pipe or a file (`cordon run --filter-output -- agent | tee log`); without it they pass "
                         "byte for byte ([terminal] filter_pipes)");
+    c.run_cmd->add_flag("--scratch", c.run.scratch,
+                        "Run in a fresh empty workspace, ~/cordon-scratch/TIME-XXXXXX (kept afterwards), for a "
+                        "session without a project");
     c.run_cmd->footer(kRunExits);
   }
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
@@ -215,6 +219,16 @@ int shim_command(const Commands& c) {
   return kExitSuccess;
 }
 
+// `run --scratch`: the session's workspace is a new empty directory, named on stderr.
+void use_scratch_workspace(SessionOptions& o) {
+  if (!o.workspace.empty())
+    throw Error("--scratch and --workspace both name the workspace", "give one of them", kExitConfigError);
+  const char* home = std::getenv("HOME");
+  o.workspace = make_scratch_workspace(home ? home : "");
+  print_err("cordon: scratch workspace " + terminal_safe(o.workspace) +
+            " (a fresh empty directory, kept after the session; delete it when done)\n");
+}
+
 // Dispatch to the chosen command. `blocked` is set for launches and outlives the error report.
 int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.shim_cmd) return shim_command(c);
@@ -250,6 +264,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   blocked.emplace();
   if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_deep);
   warn_about_shims();
+  if (c.run.scratch) use_scratch_workspace(c.run);
   return launch_session(config, c.run);
 }
 

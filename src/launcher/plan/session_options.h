@@ -22,6 +22,7 @@ struct SessionOptions {
   std::vector<std::string> allow;   // --allow RULE: within [network] user_allow, allowlist only
   bool json = false;
   bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
+  bool scratch = false;        // run --scratch: a fresh empty workspace (workspace/scratch.h)
 };
 
 // Applies `--network MODE` to the configuration: the mode must be as narrow as the

@@ -32,7 +32,8 @@ void refuse_dangerous_workspace(const HostFacts& f, const std::vector<ProtectedP
   if (std::string why = why_not_writable_anywhere(f.workspace, f, protected_list); !why.empty())
     throw Error("workspace " + terminal_safe(f.workspace) + " " + why + ": the sandbox could write there",
                 "run cordon in a project directory, or pass --workspace DIR (for example ~/src/app): not a "
-                "system or shared directory, $HOME or one of its parents, or cordon's own directories");
+                "system or shared directory, $HOME or one of its parents, or cordon's own directories; for a "
+                "session without a project, cordon run --scratch makes a fresh empty one");
   refuse_newlines("workspace", f.workspace);
 }
 
