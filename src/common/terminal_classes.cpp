@@ -25,6 +25,9 @@ std::vector<std::string> passable_terminal_class_names() {
 TerminalPassSet default_terminal_pass_set() {
   TerminalPassSet set;
   set.add(TerminalClass::kStatus);
+  // The keyboard protocols' replies are keys and flags, arriving as the sandbox's own input;
+  // what they change is undone at the session's end (output_filter.h kModeKeyboard).
+  set.add(TerminalClass::kKeyboard);
   return set;
 }
 

@@ -324,7 +324,11 @@ std::string terminal_reset_sequence(uint32_t modes) {
       {kModeInsert, "\x1b[4l"},
       {kModeCursorStyle, "\x1b[0 q"},
       {kModeAltScroll, "\x1b[?1007l"},
+      // The kitty stack is one per screen: emptied on the screen the session left on, then
+      // (after the alternate screen's exit) on the main one; modifyOtherKeys back to its initial.
+      {kModeKeyboard, "\x1b[<99u\x1b[>4m"},
       {kModeAltScreen, "\x1b[?1049l"},
+      {kModeKeyboard, "\x1b[<99u"},
       {kModeAttributes, "\x1b[0m"},
       {kModeCharset, "\x1b(B\x0f"},
   };
@@ -573,6 +577,7 @@ void OutputFilter::decide_csi(std::string_view seq, std::string& out) {
   } else if (const std::optional<C> c = csi_class(*csi); !c || passes(*c)) {
     out.append(seq);
     if (!c && csi->marker == 0) track_csi(csi->final, csi->params, csi->intermediates);
+    if (c == C::kKeyboard) track_keyboard(csi->marker, csi->final, csi->params);
   } else {
     drop(*c);
   }
@@ -618,6 +623,25 @@ void OutputFilter::track_csi(char final, std::string_view params, std::string_vi
     case 'u': restore_cursor(); return;  // SCORC
     default: return;
   }
+}
+
+// The kitty keyboard protocol (a stack of flags: CSI > F u pushes, CSI < N u pops N, CSI = F ; M u
+// sets the current flags) and xterm's modifyOtherKeys (CSI > 4 ; N m sets, CSI > 4 m and
+// CSI > 4 n reset). Conservative: a push while the flags are unknown counts as on.
+void OutputFilter::track_keyboard(char marker, char final, std::string_view params) {
+  const std::string_view first = first_field(params);
+  if (final == 'u' && marker == '>') ++keyboard_pushes_;
+  if (final == 'u' && marker == '<') {
+    const unsigned n = first.empty() ? 1 : param_number(first);
+    // Emptying the stack resets every flag, those set with CSI = u included.
+    if (n >= keyboard_pushes_) keyboard_flags_set_ = false;
+    keyboard_pushes_ = n >= keyboard_pushes_ ? 0 : keyboard_pushes_ - n;
+  }
+  if (final == 'u' && marker == '=') keyboard_flags_set_ = param_number(first) != 0;
+  if (marker == '>' && param_number(first) == 4 && (final == 'm' || final == 'n'))
+    modify_other_keys_ = final == 'm' && first.size() < params.size() &&
+                         param_number(params.substr(first.size() + 1)) != 0;
+  set_mode(kModeKeyboard, keyboard_pushes_ > 0 || keyboard_flags_set_ || modify_other_keys_);
 }
 
 void OutputFilter::track_dec_mode(unsigned number, bool set) {

@@ -43,6 +43,9 @@ enum TerminalMode : uint32_t {
   kModeCharset = 1U << 14,        // a G0-G3 designation other than ASCII, or SO (shift out)
   kModeCursorStyle = 1U << 15,    // CSI Ps SP q
   kModeAltScroll = 1U << 16,      // ?1007
+  // The kitty keyboard protocol pushed or set (CSI > u, CSI = u) or modifyOtherKeys on
+  // (CSI > 4 ; N m): what the keyboard sends, which must not outlive the session.
+  kModeKeyboard = 1U << 17,
 };
 
 // The bytes that undo `modes`, "" for 0. The alternate screen's exit comes after the resets
@@ -51,7 +54,7 @@ enum TerminalMode : uint32_t {
 // saved with the cursor.
 std::string terminal_reset_sequence(uint32_t modes);
 // Every mode above undone, for when the modes are not known.
-inline constexpr uint32_t kAllTerminalModes = (1U << 17) - 1;
+inline constexpr uint32_t kAllTerminalModes = (1U << 18) - 1;
 
 class OutputFilter {
  public:
@@ -105,6 +108,7 @@ class OutputFilter {
   void set_modes(char marker, std::string_view params, bool set, std::string& out);
   void track_csi(char final, std::string_view params, std::string_view intermediates);
   void track_dec_mode(unsigned number, bool set);
+  void track_keyboard(char marker, char final, std::string_view params);
   void osc(unsigned char byte, std::string& out);
   void osc_escape(unsigned char byte, std::string& out);
   void osc_number_known();
@@ -131,6 +135,10 @@ class OutputFilter {
   uint32_t sources_ = 0;        // which sequences hold a shared mode on (a bit per source)
   uint32_t saved_modes_ = 0;    // modes a cursor save may have saved (attributes, origin)
   uint32_t saved_sources_ = 0;  // charset sources a cursor save may have saved
+  // The keyboard protocol's state as far as passed sequences tell (kModeKeyboard while any).
+  unsigned keyboard_pushes_ = 0;
+  bool keyboard_flags_set_ = false;
+  bool modify_other_keys_ = false;
 };
 
 }  // namespace cordon

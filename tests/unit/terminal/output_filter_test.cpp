@@ -299,11 +299,11 @@ TEST(OutputFilter, PassesDrawingSequences) {
   }
 }
 
-TEST(OutputFilter, DropsEveryClassByDefaultButStatus) {
+TEST(OutputFilter, DropsEveryClassByDefaultButStatusAndKeyboard) {
   for (const Classified& k : classified()) {
     Filtered f = run("<" + k.input + ">");
     SCOPED_TRACE(testing::PrintToString(k.input));
-    if (k.c == C::kStatus) {
+    if (k.c == C::kStatus || k.c == C::kKeyboard) {
       EXPECT_EQ(f.out, "<" + k.input + ">");
       EXPECT_EQ(total(f.dropped), 0U);
     } else {
@@ -361,7 +361,7 @@ TEST(OutputFilter, RebuildsDecsetWithTheAllowedParameters) {
   EXPECT_EQ(f.out, "");
   EXPECT_EQ(count(f, C::kUnknown), 3U);
 
-  f = run("\x1b[?1;1036;25;5l");
+  f = run("\x1b[?1;1036;25;5l", all_but(C::kKeyboard));
   EXPECT_EQ(f.out, "\x1b[?1;25;5l");
   EXPECT_EQ(count(f, C::kKeyboard), 1U);
   EXPECT_EQ(f.modes, kModeCursorHidden);
@@ -454,11 +454,30 @@ TEST(OutputFilter, TheResetSequenceClearsWhatWasTracked) {
   std::string out;
   filter.feed(
       "\x1b[?1049h\x1b[?25l\x1b[1m\x1b[?1003;1016h\x1b[?1004;2004;1;66;2026;5;6;7;1007h\x1b[?7l\x1b[3;9r\x1b[4h"
-      "\x1b(0\x0e\x1b[3 q",
+      "\x1b(0\x0e\x1b[3 q\x1b[>1u",
       out);
   EXPECT_EQ(filter.modes(), kAllTerminalModes);
   filter.feed(terminal_reset_sequence(filter.modes()), out);
   EXPECT_EQ(filter.modes(), 0U);
+}
+
+// Passed by default, the keyboard protocols are tracked so that the session's end undoes them:
+// a kitty push until as many pops, flags set until reset, modifyOtherKeys until turned off.
+TEST(OutputFilter, TracksTheKeyboardProtocolsItPasses) {
+  EXPECT_EQ(run("\x1b[>1u").modes, kModeKeyboard);
+  EXPECT_EQ(run("\x1b[>1u\x1b[>3u\x1b[<u").modes, kModeKeyboard);
+  EXPECT_EQ(run("\x1b[>1u\x1b[>3u\x1b[<2u").modes, 0U);
+  EXPECT_EQ(run("\x1b[=5;1u").modes, kModeKeyboard);
+  EXPECT_EQ(run("\x1b[=5;1u\x1b[=0;1u").modes, 0U);
+  EXPECT_EQ(run("\x1b[>4;2m").modes, kModeKeyboard);
+  EXPECT_EQ(run("\x1b[>4;2m\x1b[>4m").modes, 0U);
+  EXPECT_EQ(run("\x1b[>4;2m\x1b[>4n").modes, 0U);
+  EXPECT_EQ(run("\x1b[?u").modes, 0U);  // a query changes nothing
+  EXPECT_EQ(terminal_reset_sequence(kModeKeyboard), "\x1b[<99u\x1b[>4m\x1b[<99u");
+  // Both screens' stacks: one emptied before the alternate screen's exit, one after.
+  EXPECT_EQ(terminal_reset_sequence(kModeKeyboard | kModeAltScreen), "\x1b[<99u\x1b[>4m\x1b[?1049l\x1b[<99u");
+  // Dropped (not passed), nothing is tracked.
+  EXPECT_EQ(run("\x1b[>1u", all_but(C::kKeyboard)).modes, 0U);
 }
 
 TEST(OutputFilter, DropsATitleReportAsAQuery) {
