@@ -74,7 +74,7 @@ void enable_controllers(const std::string& dir, const std::set<std::string>& con
 // The delegated cgroup(s) of one hierarchy; returns the user's directory.
 std::string delegate(const Site& site, const passwd& account) {
   const std::string parent = site.root + "/" + kDelegationParent;
-  const std::string dir = delegated_cgroup(site.root, account.pw_name);
+  std::string dir = delegated_cgroup(site.root, account.pw_name);
   if (site.version == cgroup::Version::V2) enable_controllers(site.root, site.controllers);
   make_dir(parent);
   if (site.version == cgroup::Version::V2) enable_controllers(parent, site.controllers);
