@@ -270,6 +270,7 @@ TEST_P(Lifecycle, APidOneThatNeverReapsCollectsNoZombies) {
   o.as = As::Root;
   if (GetParam() == As::User) {
     o.prelude = "mount --bind " + world->dir + "/tun /dev/net/tun";
+    o.workspace = world->workspace(As::User);  // the user's own: root's is not writable for it
   }
   // PID 1 forks the launches' shell, then only ever waits for that one child (never for
   // orphans), as `sleep infinity` would not at all.

@@ -36,6 +36,10 @@ class Limits : public ::testing::Test {
     workspace_ = base_->path() + "/ws";
     fs::create_directories(workspace_);
     chown_tree(workspace_, user_.uid, user_.gid);
+    // Root's launches get a workspace of root's own: root holds no capability inside, so the
+    // user's would be refused as one the session could not write.
+    root_workspace_ = base_->path() + "/ws-root";
+    fs::create_directories(root_workspace_);
   }
 
   // `cordon --config CONFIG run --workspace WS -- COMMAND`, CONFIG holding `limits_toml`.
@@ -52,7 +56,8 @@ class Limits : public ::testing::Test {
   RunResult launch(const std::string& limits_toml, const std::vector<std::string>& command,
                    const Identity& who, const LaunchScope* scope = nullptr, int timeout_ms = 30000,
                    const std::string& workspace = "") {
-    std::vector<std::string> argv = cordon_run(limits_toml, command, workspace);
+    std::vector<std::string> argv =
+        cordon_run(limits_toml, command, workspace.empty() && who.uid == 0 ? root_workspace_ : workspace);
     RunOptions o;
     o.env = base_env(who);
     o.as = who;
@@ -71,7 +76,7 @@ class Limits : public ::testing::Test {
     RunOptions o;
     o.env = base_env(root_identity());
     o.cwd = workspace_;
-    return spawn_background(scope.wrap(cordon_run(limits_toml, command), root_identity()), o);
+    return spawn_background(scope.wrap(cordon_run(limits_toml, command, root_workspace_), root_identity()), o);
   }
 
   // The host answers promptly afterwards: a trivial process starts and ends within 2 s.
@@ -84,13 +89,13 @@ class Limits : public ::testing::Test {
 
   // The session record (manifest + receipt) of the latest launch in this test's workspace.
   std::string record_of_latest(const Identity& who) {
-    std::set<std::string> records = session_records(who, workspace_);
+    std::set<std::string> records = session_records(who, who.uid == 0 ? root_workspace_ : workspace_);
     return records.empty() ? "" : read_file(*records.rbegin());
   }
 
   Identity user_;
   std::unique_ptr<TempDir> base_;
-  std::string cordon_, workspace_;
+  std::string cordon_, workspace_, root_workspace_;
 };
 
 // The directory of a 96 MiB file on a disk-backed filesystem, which is that launch's workspace
