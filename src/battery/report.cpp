@@ -10,6 +10,9 @@ const char* tag(Status s) { return s == Status::Pass ? "PASS" : "FAIL"; }
 
 Json bytes_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : bytes_json(s); }
 
+// The header's note in the short form: where the rest went.
+constexpr const char* kFailuresOnlyNote = " (FAIL rows only; cordon verify -v shows every row)";
+
 }  // namespace
 
 int Report::passed() const {
@@ -20,9 +23,11 @@ int Report::passed() const {
 
 int Report::failed() const { return static_cast<int>(results.size()) - passed(); }
 
-std::string render_plain(const Report& report) {
-  std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks\n";
+std::string render_plain(const Report& report, bool failures_only) {
+  std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks" +
+                    (failures_only ? kFailuresOnlyNote : "") + "\n";
   for (const auto& r : report.results) {
+    if (failures_only && r.status == Status::Pass) continue;
     std::string status = std::string("[") + tag(r.status) + "]";
     // What a check measured may hold any byte: each row stays one line (the printer escapes the rest).
     out += "  " + status + " " + terminal_safe(r.id) + " " + terminal_safe(r.name);

@@ -36,7 +36,9 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<ProbeResult>& results, int checks_passed);
-std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary);
+// `failures_only` (--failures-only, `cordon verify --deep` without -v): the rows that are not
+// BLOCKED alone, the header saying so; the summary and the result line are the same.
+std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary, bool failures_only = false);
 // --json: "format" and major "version" (docs/schemas.md); version 2 moved the cordon build
 // version from "version" to "cordon_version".
 inline constexpr const char* kProbeFormat = "cordon-probe";
