@@ -278,6 +278,30 @@ TEST_P(Battery, VerifyExitsOneHoweverManyChecksFail) {
   EXPECT_EQ(last.rfind("FAIL (" + std::to_string(r.failed.size()) + ") at ", 0), 0u) << last;
 }
 
+// Without -v, verify prints what needs a look: the FAIL rows and the summary, no PASS row;
+// -v prints every row.
+TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
+  RunOptions o;
+  o.env = base_env(who_);
+  std::vector<std::string> argv = {cordon_, "--config", config_, "verify", "--workspace", workspace_};
+  RunResult brief = run(argv, as_who(o));
+  EXPECT_EQ(brief.exit_code, kExitChecksFailed) << brief.out << brief.err;
+  EXPECT_NE(brief.out.find("cordon-battery: 32 checks (FAIL rows only; cordon verify -v shows every row)\n"),
+            std::string::npos)
+      << brief.out;
+  EXPECT_NE(brief.out.find("  [FAIL] 18 "), std::string::npos) << brief.out;  // the --config override
+  EXPECT_NE(brief.out.find("  [FAIL] 24 "), std::string::npos) << brief.out;  // no jail
+  EXPECT_EQ(brief.out.find("[PASS]"), std::string::npos) << brief.out;
+  EXPECT_NE(brief.out.find("  Summary: 30 PASS / 2 FAIL\n"), std::string::npos) << brief.out;
+  argv.emplace_back("-v");
+  RunResult every = run(argv, as_who(o));
+  EXPECT_EQ(every.exit_code, kExitChecksFailed) << every.out << every.err;
+  EXPECT_NE(every.out.find("cordon-battery: 32 checks\n"), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("  [PASS] 01 "), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("  [FAIL] 18 "), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("  Summary: 30 PASS / 2 FAIL\n"), std::string::npos) << every.out;
+}
+
 // Invalid configuration or usage: 2 under verify; a sandbox that cannot be launched: 125.
 TEST_P(Battery, VerifyRefusalsKeepTheirOwnStatus) {
   std::string bad = write_config("bad.toml", "[network]\negress_jail = \"no\"\n");

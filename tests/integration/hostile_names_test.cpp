@@ -297,7 +297,7 @@ TEST_P(HostileNames, OnATerminalTheDroppedNamesArePrintable) {
 }
 
 TEST_P(HostileNames, VerifyReportsThePathsItChecksAsPrintableText) {
-  RunResult verify = cordon({"verify", "--workspace", hostile_ws_});
+  RunResult verify = cordon({"verify", "-v", "--workspace", hostile_ws_});  // every row names its paths
   expect_printable("verify", verify);
   EXPECT_NE(verify.out.find("Summary:"), std::string::npos) << verify.out << verify.err;
   RunResult json = cordon({"verify", "--json", "--workspace", hostile_ws_});

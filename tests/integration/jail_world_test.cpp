@@ -448,7 +448,9 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
     if (as == As::User) {
       ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
     }
-    CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
+    NetWorld::RunOptions o{as, "", "", "", "", true, true};
+    o.run_flags = "-v";  // every row: 18's PASS is asserted
+    CommandResult run = world->cordon_run(config("jail"), "", o);
     EXPECT_EQ(run.status, 0) << run.output;
     EXPECT_NE(run.output.find("Summary: 32 PASS / 0 FAIL"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
@@ -470,6 +472,7 @@ TEST_F(JailWorld, FullSandboxWithBudgetsPassesEveryBatteryCheck) {
   o.prelude = remount_cgroups_script() + " && echo $$ > " + scope.dir() + "/cgroup.procs";
   o.verify = true;
   o.fixed_config = true;
+  o.run_flags = "-v";  // every row: 27's note is asserted
   CommandResult run = world->cordon_run(cfg, "", o);
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("Summary: 32 PASS / 0 FAIL"), std::string::npos) << run.output;
@@ -494,6 +497,9 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
     EXPECT_NE(run.output.find("Adversarial summary: 61 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
         << run.output;
     EXPECT_NE(run.output.find("RESULT: SANDBOX OK (32 checks + 61 probes)"), std::string::npos) << run.output;
+    // Without -v a sound sandbox's report is its summaries: no row passed is listed.
+    EXPECT_EQ(run.output.find("[PASS]"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("[BLOCKED]"), std::string::npos) << run.output;
   }
 }
 
@@ -508,11 +514,13 @@ TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
 
 TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {
   ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
-  CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "", "", "", true});
+  NetWorld::RunOptions every_row{As::Root, "", "", "", "", true};
+  every_row.run_flags = "-v";  // PASS rows are asserted
+  CommandResult run = world->cordon_run(config("jail"), "", every_row);
   EXPECT_NE(run.output.find("[PASS] 19 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[PASS] 20 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[PASS] 24 "), std::string::npos) << run.output;  // own network namespace
-  CommandResult off = world->cordon_run(config("nojail"), "", {As::Root, "", "", "", "", true});
+  CommandResult off = world->cordon_run(config("nojail"), "", every_row);
   EXPECT_NE(off.output.find("[PASS] 19 egress jail routes — jail disabled"), std::string::npos) << off.output;
   EXPECT_NE(off.output.find("[PASS] 20 egress jail behaviour — jail disabled"), std::string::npos) << off.output;
 }

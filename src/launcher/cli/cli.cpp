@@ -84,7 +84,7 @@ constexpr const char* kPlainExits = "Exit status: 0 done; 2 invalid configuratio
 struct Commands {
   std::string config_path = build::kConfigPath;
   SessionOptions run, argv, verify, status;
-  bool verify_deep = false;
+  VerifyOptions verify_flags;
   std::string shim_agent, shim_binary, session_id;
   bool sessions_json = false;
   std::optional<long long> prune_keep, prune_keep_days;
@@ -129,8 +129,10 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
   if (wanted("verify")) {
     add_session_options(c.verify_cmd, c.verify, {.command = false});
     c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
-    c.verify_cmd->add_flag("--deep", c.verify_deep,
+    c.verify_cmd->add_flag("--deep", c.verify_flags.deep,
                            "When every check passes, launch again and run the adversarial probes (cordon-probe)");
+    c.verify_cmd->add_flag("-v,--verbose", c.verify_flags.verbose,
+                           "Print every row (default: the FAIL, ESCAPED and INCONCLUSIVE rows and the summaries)");
     c.verify_cmd->footer(kVerifyExits);
   }
   c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
@@ -229,7 +231,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   // printed, a Ctrl-C, hang-up or SIGTERM waits instead of killing the launcher halfway and
   // leaving cgroups, pasta or bait behind; the sandbox still receives it.
   blocked.emplace();
-  if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_deep);
+  if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_flags);
   warn_about_shims();
   return launch_session(config, c.run);
 }

@@ -15,18 +15,24 @@
 namespace cordon {
 namespace {
 
+// The options both helpers take from verify's: JSON, or the short report without -v.
+void add_report_options(std::vector<std::string>& command, bool json, bool verbose) {
+  if (json) command.emplace_back("--json");
+  else if (!verbose) command.emplace_back("--failures-only");
+}
+
 // The battery, read-only inside every sandbox, as the sandbox's command.
-std::vector<std::string> battery_command(bool json) {
+std::vector<std::string> battery_command(bool json, bool verbose) {
   std::string battery = libexec_dir() + "/cordon-battery";
   if (::access(battery.c_str(), X_OK) != 0)
     throw Error("cordon-battery not found at " + battery, "reinstall cordon (cmake --install)");
   std::vector<std::string> command = {battery};
-  if (json) command.emplace_back("--json");
+  add_report_options(command, json, verbose);
   return command;
 }
 
 // `verify --deep`, second launch: the probes attack bait the launcher sets up outside.
-int verify_probes(const Config& config, SessionOptions o) {
+int verify_probes(const Config& config, SessionOptions o, bool verbose) {
   const std::string libexec = libexec_dir();
   std::string probe = libexec + "/cordon-probe";
   if (::access(probe.c_str(), X_OK) != 0)
@@ -40,7 +46,7 @@ int verify_probes(const Config& config, SessionOptions o) {
   ProbeBait bait(facts.home, facts.workspace);
   o.command = {probe, "--checks-passed", std::to_string(checks)};
   for (auto& arg : bait.probe_args()) o.command.push_back(arg);
-  if (o.json) o.command.emplace_back("--json");
+  add_report_options(o.command, o.json, verbose);
   return launch_session(config, o);
 }
 
@@ -73,15 +79,15 @@ int verify_status_of_probes(int status) {
   return unfinished("cordon-probe", status);
 }
 
-int verify_command(const Config& config, SessionOptions o, bool deep) {
-  o.command = battery_command(o.json);
+int verify_command(const Config& config, SessionOptions o, VerifyOptions v) {
+  o.command = battery_command(o.json, v.verbose);
   int verdict = verify_status_of_battery(launch_session(config, o, true));
-  if (!deep || verdict != kExitSuccess) {
+  if (!v.deep || verdict != kExitSuccess) {
     const char* why = verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
-    if (deep) printf_err("cordon: the battery %s: probes not run\n", why);
+    if (v.deep) printf_err("cordon: the battery %s: probes not run\n", why);
     return verdict;
   }
-  return verify_status_of_probes(verify_probes(config, o));
+  return verify_status_of_probes(verify_probes(config, o, v.verbose));
 }
 
 }  // namespace cordon
