@@ -1,6 +1,7 @@
 #include "battery/report.h"
 
 #include "common/json_codec.h"
+#include "common/report_formats.h"
 #include "common/text.h"
 
 namespace cordon::battery {
@@ -52,9 +53,9 @@ std::string render_json(const Report& report) {
                       {"detail", bytes_json(r.detail)},
                       {"property", bytes_json(r.property)},
                       {"mechanism", bytes_json(r.mechanism)}});
-  Json document{{"format", "cordon-battery"},
+  Json document{{"format", kBatteryFormat},
                 {"battery", "cordon-battery"},
-                {"version", 1},
+                {"version", kBatteryVersion},
                 {"profile", bytes_or_null(report.profile)},
                 {"session_file", bytes_or_null(report.session_file)},
                 {"checks", checks},

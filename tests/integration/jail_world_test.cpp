@@ -503,6 +503,35 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
   }
 }
 
+// verify --deep --json of the full sandbox: stdout is one document, the battery's and the
+// probes' reports in it, and the verdict that the exit status gives.
+TEST_F(JailWorld, DeepVerifyJsonIsOneDocument) {
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
+  const std::string err = world->dir + "/deep-json.err";
+  NetWorld::RunOptions o{As::Root, "", "", "", "", true, true, true};
+  o.run_flags = "--json 2>" + err;  // stdout alone is the document
+  CommandResult run = world->cordon_run(config("jail"), "", o);
+  EXPECT_EQ(run.status, 0) << run.output << read_file(err);
+  Json doc;
+  try {
+    doc = Json::parse(run.output);  // the whole of stdout: trailing text (a second document) throws
+  } catch (const std::exception& e) {
+    FAIL() << "stdout is not one JSON document (" << e.what() << "):\n" << run.output << read_file(err);
+  }
+  EXPECT_EQ(doc["format"], "cordon-verify");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["deep"], true);
+  EXPECT_EQ(doc["battery"]["format"], "cordon-battery");
+  EXPECT_EQ(doc["battery"]["fail"], 0) << doc["battery"].dump();
+  EXPECT_EQ(doc["battery"]["checks"].size(), 32u);
+  EXPECT_EQ(doc["probes"]["format"], "cordon-probe");
+  EXPECT_EQ(doc["probes"]["result"], "SANDBOX OK") << doc["probes"]["result_line"];
+  EXPECT_EQ(doc["probes"]["summary"]["checks_passed"], 32);
+  EXPECT_EQ(doc["verdict"], "PASS");
+  EXPECT_EQ(doc["exit_code"], 0);
+  EXPECT_TRUE(doc["problems"].empty()) << doc["problems"].dump();
+}
+
 // Without the jail the battery FAILs (18 via --config, 24), so the probes never run.
 TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
   ASSERT_TRUE(battery_built()) << "cordon-battery was not built";

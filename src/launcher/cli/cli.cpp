@@ -128,7 +128,8 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
   c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   if (wanted("verify")) {
     add_session_options(c.verify_cmd, c.verify, {.command = false});
-    c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
+    c.verify_cmd->add_flag("--json", c.verify.json,
+                           "One JSON document (format cordon-verify) holding the battery's and the probes' reports");
     c.verify_cmd->add_flag("--deep", c.verify_flags.deep,
                            "When every check passes, launch again and run the adversarial probes (cordon-probe)");
     c.verify_cmd->add_flag("-v,--verbose", c.verify_flags.verbose,
