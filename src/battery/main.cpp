@@ -24,9 +24,10 @@ namespace {
 constexpr int kUsageError = cordon::kBatteryExitUsage;  // above any FAIL count
 
 const char* kUsage =
-    "usage: cordon-battery [--json] [--only NN[,NN...]] [--session PATH] [--list] [--help]\n"
+    "usage: cordon-battery [--json] [--failures-only] [--only NN[,NN...]] [--session PATH] [--list] [--help]\n"
     "  Checks from inside a sandbox that its defences hold; exit status = number of FAILs.\n"
     "  --json          one JSON object instead of rows\n"
+    "  --failures-only the FAIL and WARN rows and the summary, not every row (cordon verify without -v)\n"
     "  --only NN,...   run only these checks (e.g. --only 07,19)\n"
     "  --session PATH  the launcher's session file (default /run/cordon/session; without one,\n"
     "                  every check falls back to launcher-independent evidence)\n"
@@ -41,7 +42,7 @@ int usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace cordon::battery;
-  bool json = false, list = false;
+  bool json = false, list = false, failures_only = false;
   bool session_given = false;
   std::string session_path = cordon::kSessionFilePath;
   std::set<std::string> only;
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "--json") json = true;
+    else if (arg == "--failures-only") failures_only = true;
     else if (arg == "--list") list = true;
     else if (arg == "--help" || arg == "-h") {
       cordon::print_out(kUsage);
@@ -88,8 +90,8 @@ int main(int argc, char** argv) {
   // Details echo what the checks measured (paths, names): the printer escapes them, and adds
   // the status colours itself.
   if (json) cordon::print_out(render_json(report));
-  else if (colour) cordon::print_out_highlighted(render_plain(report), status_colours());
-  else cordon::print_out(render_plain(report));
+  else if (colour) cordon::print_out_highlighted(render_plain(report, failures_only), status_colours());
+  else cordon::print_out(render_plain(report, failures_only));
   std::fflush(stdout);
   return report.failed();
 }

@@ -1,6 +1,7 @@
 #include "battery/report.h"
 
 #include "common/json_codec.h"
+#include "common/report_formats.h"
 #include "common/text.h"
 
 namespace cordon::battery {
@@ -16,15 +17,20 @@ int count(const Report& report, Status status) {
 
 Json bytes_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : bytes_json(s); }
 
+// The header's note in the short form: where the rest went.
+constexpr const char* kFailuresOnlyNote = " (FAIL and WARN rows only; cordon verify -v shows every row)";
+
 }  // namespace
 
 int Report::passed() const { return count(*this, Status::Pass); }
 int Report::warned() const { return count(*this, Status::Warn); }
 int Report::failed() const { return count(*this, Status::Fail); }
 
-std::string render_plain(const Report& report) {
-  std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks\n";
+std::string render_plain(const Report& report, bool failures_only) {
+  std::string out = "cordon-battery: " + std::to_string(report.results.size()) + " checks" +
+                    (failures_only ? kFailuresOnlyNote : "") + "\n";
   for (const auto& r : report.results) {
+    if (failures_only && r.status == Status::Pass) continue;
     std::string status = std::string("[") + tag(r.status) + "]";
     // What a check measured may hold any byte: each row stays one line (the printer escapes the rest).
     out += "  " + status + " " + terminal_safe(r.id) + " " + terminal_safe(r.name);
@@ -51,9 +57,9 @@ std::string render_json(const Report& report) {
                       {"detail", bytes_json(r.detail)},
                       {"property", bytes_json(r.property)},
                       {"mechanism", bytes_json(r.mechanism)}});
-  Json document{{"format", "cordon-battery"},
+  Json document{{"format", kBatteryFormat},
                 {"battery", "cordon-battery"},
-                {"version", 1},
+                {"version", kBatteryVersion},
                 {"profile", bytes_or_null(report.profile)},
                 {"session_file", bytes_or_null(report.session_file)},
                 {"checks", checks},

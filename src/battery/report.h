@@ -21,7 +21,9 @@ struct Report {
 // "cordon-battery: N checks", one row per check, "  Summary: P PASS / F FAIL" (with
 // " / W WARN" after the PASS count when a check warned).
 // Uncoloured: on a terminal the printer colours the status tags (status_colours).
-std::string render_plain(const Report& report);
+// `failures_only` (--failures-only, `cordon verify` without -v): the FAIL rows alone, the
+// header saying so; a person reads what needs fixing, and the summary still counts every check.
+std::string render_plain(const Report& report, bool failures_only = false);
 
 // The status tags' colours on a terminal (common/print.h adds them after escaping the rest).
 const std::vector<Highlight>& status_colours();

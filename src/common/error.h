@@ -7,7 +7,8 @@
 
 namespace cordon {
 
-// cordon's own exit statuses: the one table, documented in README.md "## Exit codes".
+// cordon's own exit statuses: the numbers of the one table (launcher/cli/exit_table.h), which
+// `cordon --help` prints and README.md "## Exit codes" repeats.
 // `cordon run` passes the command's status through (0-255, 128+N for signal N) and exits
 // kExitLaunchRefused for every failure of its own, a configuration or usage error included:
 // 2 is an ordinary command status (grep, make) and must not mean "cordon refused".
@@ -16,6 +17,9 @@ inline constexpr int kExitChecksFailed = 1;     // verify: a check FAILed or a p
 inline constexpr int kExitConfigError = 2;      // invalid configuration or usage (not `run`): nothing launched
 inline constexpr int kExitInconclusive = 3;     // verify: nothing FAILed or ESCAPED, but the audit is incomplete
 inline constexpr int kExitLaunchRefused = 125;  // a mechanism is missing or failed: nothing launched
+// run: the command cannot be executed / was not found, as shells say (nothing ran).
+inline constexpr int kExitNotExecutable = 126;
+inline constexpr int kExitNotFound = 127;
 // 128 + N: cordon was interrupted by signal N before the sandbox started (nothing ran).
 inline constexpr int kExitSignalBase = 128;
 

@@ -36,6 +36,7 @@ struct TargetPid {
 
 struct Options {
   bool json = false;
+  bool failures_only = false;  // the ESCAPED and INCONCLUSIVE rows only (cordon verify without -v)
   bool list = false;
   bool selftest = false;
   bool help = false;

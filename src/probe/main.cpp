@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::vector<ProbeResult> results = run_probes(ctx, selected);
   Summary summary = summarize(results, ctx.options.checks_passed.value_or(0));
-  cordon::print_out(ctx.options.json ? render_json(ctx, results, summary) : render_text(results, summary));
+  cordon::print_out(ctx.options.json ? render_json(ctx, results, summary)
+                                     : render_text(results, summary, ctx.options.failures_only));
   std::fflush(stdout);
   return summary.exit_code;
 }

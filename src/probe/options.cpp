@@ -92,6 +92,8 @@ std::string usage_text() {
          "Attempts sandbox breakouts and reports each as BLOCKED, ESCAPED or INCONCLUSIVE.\n"
          "\n"
          "  --json                     one JSON object instead of rows\n"
+         "  --failures-only            the ESCAPED and INCONCLUSIVE rows and the summary, not every\n"
+         "                             row (cordon verify without -v)\n"
          "  --list                     list the probes and exit\n"
          "  --only NN,...              run only these probe ids\n"
          "  --checks-passed N          battery checks that passed (cordon verify --deep)\n"
@@ -124,8 +126,8 @@ void declare(CLI::App& app, Options& o, RawOptions& raw) {
   app.set_help_flag();  // --help is an ordinary flag: main() prints usage_text()
   app.allow_extras();   // left-overs are reported as unknown arguments, one at a time
   for (auto [name, target] :
-       {std::pair{"--json", &o.json}, std::pair{"--list", &o.list}, std::pair{"--selftest", &o.selftest},
-        std::pair{"-h,--help", &o.help}, std::pair{"--version", &o.version}})
+       {std::pair{"--json", &o.json}, std::pair{"--failures-only", &o.failures_only}, std::pair{"--list", &o.list},
+        std::pair{"--selftest", &o.selftest}, std::pair{"-h,--help", &o.help}, std::pair{"--version", &o.version}})
     app.add_flag(name, *target)->disable_flag_override();
   for (auto [name, target] : {std::pair{"--only", &raw.only}, std::pair{"--net-targets", &raw.net_targets},
                               std::pair{"--host-loopback-port", &raw.host_loopback_ports},

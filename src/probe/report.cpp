@@ -61,12 +61,16 @@ Summary summarize(const std::vector<ProbeResult>& results, int checks_passed) {
   return s;
 }
 
-std::string render_text(const std::vector<ProbeResult>& results, const Summary& s) {
-  std::string out = "cordon-probe: " + std::to_string(results.size()) + " probes\n";
-  for (const auto& r : results)
+std::string render_text(const std::vector<ProbeResult>& results, const Summary& s, bool failures_only) {
+  std::string out = "cordon-probe: " + std::to_string(results.size()) + " probes" +
+                    (failures_only ? " (ESCAPED and INCONCLUSIVE rows only; cordon verify -v shows every row)" : "") +
+                    "\n";
+  for (const auto& r : results) {
+    if (failures_only && r.verdict == Verdict::Blocked) continue;
     // Evidence echoes what a probe met (paths, names): each row stays one line.
     out += std::string("  [") + verdict_word(r.verdict) + "] " + r.id + " " + r.name + " \u2014 " +
            terminal_safe(r.evidence) + "\n";
+  }
   out += "Adversarial summary: " + std::to_string(s.blocked) + " BLOCKED / " + std::to_string(s.escaped) +
          " ESCAPED / " + std::to_string(s.inconclusive) + " INCONCLUSIVE\n";
   out += s.result_line + "\n";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/report_formats.h"
 #include "probe/context.h"
 #include "probe/probe.h"
 
@@ -36,11 +37,10 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<ProbeResult>& results, int checks_passed);
-std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary);
-// --json: "format" and major "version" (docs/schemas.md); version 2 moved the cordon build
-// version from "version" to "cordon_version".
-inline constexpr const char* kProbeFormat = "cordon-probe";
-inline constexpr int kProbeVersion = 2;
+// `failures_only` (--failures-only, `cordon verify --deep` without -v): the rows that are not
+// BLOCKED alone, the header saying so; the summary and the result line are the same.
+std::string render_text(const std::vector<ProbeResult>& results, const Summary& summary, bool failures_only = false);
+// --json: "format" and major "version" (common/report_formats.h, docs/schemas.md).
 std::string render_json(const Context& ctx, const std::vector<ProbeResult>& results, const Summary& summary);
 std::string render_list(bool json);
 

@@ -43,7 +43,8 @@ struct Row {
 
 struct BatteryRun {
   RunResult raw;
-  Json doc;
+  Json doc;         // the battery's document
+  Json verify_doc;  // under `cordon verify --json`: the whole document (cordon-verify), holding doc
   std::map<std::string, Row> rows;  // by id
   std::set<std::string> failed;
 
@@ -68,6 +69,10 @@ BatteryRun parse_run(const RunResult& r) {
   } catch (const std::exception& e) {
     ADD_FAILURE() << "battery output is not JSON (" << e.what() << "):\n" << r.out << "\nstderr:\n" << r.err;
     return b;
+  }
+  if (b.doc.is_object() && b.doc.value("format", "") == "cordon-verify") {
+    b.verify_doc = b.doc;
+    b.doc = b.verify_doc["battery"];
   }
   if (b.doc.is_object() && b.doc.contains("checks"))
     for (const auto& c : b.doc["checks"]) {
@@ -279,6 +284,64 @@ TEST_P(Battery, VerifyExitsOneHoweverManyChecksFail) {
   EXPECT_EQ(r.doc["fail"], static_cast<int>(r.failed.size())) << r.dump();
   std::string last = read_file(sessions_dir_of(who_) + "/../last-verify");
   EXPECT_EQ(last.rfind("FAIL (" + std::to_string(r.failed.size()) + ") at ", 0), 0u) << last;
+  // The whole of stdout is the one document verify prints; its verdict is the exit status.
+  EXPECT_EQ(r.verify_doc["deep"], false) << r.raw.out;
+  EXPECT_TRUE(r.verify_doc["probes"].is_null()) << r.raw.out;
+  EXPECT_EQ(r.verify_doc["verdict"], "FAIL") << r.raw.out;
+  EXPECT_EQ(r.verify_doc["exit_code"], kExitChecksFailed) << r.raw.out;
+}
+
+// `verify --deep --json` printed two documents, the battery's and then the probes' (or one
+// and a message about the probes): stdout is now one document whatever happened. Here the
+// battery FAILs (18 and 24: --config, no jail), so the probes do not run and their member
+// is null.
+TEST_P(Battery, VerifyDeepJsonIsOneDocumentWhenTheBatteryFails) {
+  RunOptions o;
+  o.env = base_env(who_);
+  RunResult r = run({cordon_, "--config", config_, "verify", "--deep", "--workspace", workspace_, "--json"}, as_who(o));
+  EXPECT_EQ(r.exit_code, kExitChecksFailed) << r.out << r.err;
+  Json doc;
+  try {
+    doc = Json::parse(r.out);  // strict: a second document after the first throws
+  } catch (const std::exception& e) {
+    FAIL() << "stdout is not one JSON document (" << e.what() << "):\n" << r.out << "\nstderr:\n" << r.err;
+  }
+  EXPECT_EQ(doc["format"], "cordon-verify");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["deep"], true);
+  EXPECT_EQ(doc["battery"]["format"], "cordon-battery");
+  EXPECT_EQ(doc["battery"]["fail"], 2) << doc["battery"].dump();
+  EXPECT_TRUE(doc["probes"].is_null()) << r.out;
+  EXPECT_EQ(doc["verdict"], "FAIL");
+  EXPECT_EQ(doc["exit_code"], kExitChecksFailed);
+  EXPECT_NE(r.err.find("probes not run"), std::string::npos) << r.err;
+}
+
+// Without -v, verify prints what needs a look: the FAIL rows and the summary, no PASS row;
+// -v prints every row.
+TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
+  RunOptions o;
+  o.env = base_env(who_);
+  std::vector<std::string> argv = {cordon_, "--config", config_, "verify", "--workspace", workspace_};
+  RunResult brief = run(argv, as_who(o));
+  EXPECT_EQ(brief.exit_code, kExitChecksFailed) << brief.out << brief.err;
+  EXPECT_NE(brief.out.find("cordon-battery: 32 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"),
+            std::string::npos)
+      << brief.out;
+  EXPECT_NE(brief.out.find("  [FAIL] 18 "), std::string::npos) << brief.out;  // the --config override
+  EXPECT_NE(brief.out.find("  [FAIL] 24 "), std::string::npos) << brief.out;  // no jail
+  EXPECT_EQ(brief.out.find("[PASS]"), std::string::npos) << brief.out;
+  // 27 WARNs where the default budgets cannot be placed (an ordinary user on this host).
+  EXPECT_TRUE(std::regex_search(brief.out, std::regex("  Summary: (30 PASS|29 PASS / 1 WARN) / 2 FAIL\n")))
+      << brief.out;
+  argv.emplace_back("-v");
+  RunResult every = run(argv, as_who(o));
+  EXPECT_EQ(every.exit_code, kExitChecksFailed) << every.out << every.err;
+  EXPECT_NE(every.out.find("cordon-battery: 32 checks\n"), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("  [PASS] 01 "), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("  [FAIL] 18 "), std::string::npos) << every.out;
+  EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (30 PASS|29 PASS / 1 WARN) / 2 FAIL\n")))
+      << every.out;
 }
 
 // Invalid configuration or usage: 2 under verify; a sandbox that cannot be launched: 125.

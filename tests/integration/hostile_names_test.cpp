@@ -132,7 +132,7 @@ TEST_P(HostileNames, RunAndTheSessionRecordsPrintNamesAsPrintableText) {
   RunResult list_json = cordon({"sessions", "list", "--json"});
   EXPECT_EQ(list_json.exit_code, 0) << list_json.err;
   expect_printable("sessions list --json", list_json);
-  EXPECT_NO_THROW((void)Json::parse(list_json.out)) << list_json.out;
+  EXPECT_TRUE(Json::accept(list_json.out)) << list_json.out;
 
   RunResult show = cordon({"sessions", "show", id});
   EXPECT_EQ(show.exit_code, 0) << show.err;
@@ -283,7 +283,7 @@ TEST_P(HostileNames, StatusAndDoctorPrintNamesAsPrintableText) {
   expect_printable("doctor", doctor);
   RunResult doctor_json = run({cordon_, "--config", config_, "doctor", "--json"}, o);
   expect_printable("doctor --json", doctor_json);
-  EXPECT_NO_THROW((void)Json::parse(doctor_json.out)) << doctor_json.out;
+  EXPECT_TRUE(Json::accept(doctor_json.out)) << doctor_json.out;
 }
 
 // On a terminal: the configuration variables left out are named (an environment name can hold
@@ -297,7 +297,7 @@ TEST_P(HostileNames, OnATerminalTheDroppedNamesArePrintable) {
 }
 
 TEST_P(HostileNames, VerifyReportsThePathsItChecksAsPrintableText) {
-  RunResult verify = cordon({"verify", "--workspace", hostile_ws_});
+  RunResult verify = cordon({"verify", "-v", "--workspace", hostile_ws_});  // every row names its paths
   expect_printable("verify", verify);
   EXPECT_NE(verify.out.find("Summary:"), std::string::npos) << verify.out << verify.err;
   RunResult json = cordon({"verify", "--json", "--workspace", hostile_ws_});

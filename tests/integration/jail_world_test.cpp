@@ -464,7 +464,9 @@ TEST_F(JailWorld, FullSandboxPassesEveryBatteryCheck) {
     if (as == As::User) {
       ASSERT_TRUE(world->user_ready) << "the unprivileged test user is missing";
     }
-    CommandResult run = world->cordon_run(config("jail"), "", {as, "", "", "", "", true, true});
+    NetWorld::RunOptions o{as, "", "", "", "", true, true};
+    o.run_flags = "-v";  // every row: 18's PASS is asserted
+    CommandResult run = world->cordon_run(config("jail"), "", o);
     EXPECT_EQ(run.status, 0) << run.output;
     expect_every_check_holds(run.output);
     EXPECT_NE(run.output.find("[PASS] 18 "), std::string::npos) << run.output;  // read from the fixed path
@@ -486,6 +488,7 @@ TEST_F(JailWorld, FullSandboxWithBudgetsPassesEveryBatteryCheck) {
   o.prelude = remount_cgroups_script() + " && echo $$ > " + scope.dir() + "/cgroup.procs";
   o.verify = true;
   o.fixed_config = true;
+  o.run_flags = "-v";  // every row: 27's note is asserted
   CommandResult run = world->cordon_run(cfg, "", o);
   EXPECT_EQ(run.status, 0) << run.output;
   expect_every_check_holds(run.output);
@@ -510,7 +513,39 @@ TEST_F(JailWorld, DeepVerifyOfTheFullSandboxIsOk) {
     EXPECT_NE(run.output.find("Adversarial summary: 61 BLOCKED / 0 ESCAPED / 0 INCONCLUSIVE"), std::string::npos)
         << run.output;
     EXPECT_NE(run.output.find("RESULT: SANDBOX OK (32 checks + 61 probes)"), std::string::npos) << run.output;
+    // Without -v a sound sandbox's report is its summaries: no row passed is listed.
+    EXPECT_EQ(run.output.find("[PASS]"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("[BLOCKED]"), std::string::npos) << run.output;
   }
+}
+
+// verify --deep --json of the full sandbox: stdout is one document, the battery's and the
+// probes' reports in it, and the verdict that the exit status gives.
+TEST_F(JailWorld, DeepVerifyJsonIsOneDocument) {
+  ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
+  const std::string err = world->dir + "/deep-json.err";
+  NetWorld::RunOptions o{As::Root, "", "", "", "", true, true, true};
+  o.run_flags = "--json 2>" + err;  // stdout alone is the document
+  CommandResult run = world->cordon_run(config("jail"), "", o);
+  EXPECT_EQ(run.status, 0) << run.output << read_file(err);
+  Json doc;
+  try {
+    doc = Json::parse(run.output);  // the whole of stdout: trailing text (a second document) throws
+  } catch (const std::exception& e) {
+    FAIL() << "stdout is not one JSON document (" << e.what() << "):\n" << run.output << read_file(err);
+  }
+  EXPECT_EQ(doc["format"], "cordon-verify");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["deep"], true);
+  EXPECT_EQ(doc["battery"]["format"], "cordon-battery");
+  EXPECT_EQ(doc["battery"]["fail"], 0) << doc["battery"].dump();
+  EXPECT_EQ(doc["battery"]["checks"].size(), 32u);
+  EXPECT_EQ(doc["probes"]["format"], "cordon-probe");
+  EXPECT_EQ(doc["probes"]["result"], "SANDBOX OK") << doc["probes"]["result_line"];
+  EXPECT_EQ(doc["probes"]["summary"]["checks_passed"], 32);
+  EXPECT_EQ(doc["verdict"], "PASS");
+  EXPECT_EQ(doc["exit_code"], 0);
+  EXPECT_TRUE(doc["problems"].empty()) << doc["problems"].dump();
 }
 
 // Without the jail the battery FAILs (18 via --config, 24), so the probes never run.
@@ -524,11 +559,13 @@ TEST_F(JailWorld, DeepVerifySkipsProbesWhenTheBatteryFails) {
 
 TEST_F(JailWorld, BatteryPassesChecks19And20WithTheJail) {
   ASSERT_TRUE(battery_built()) << "cordon-battery was not built";
-  CommandResult run = world->cordon_run(config("jail"), "", {As::Root, "", "", "", "", true});
+  NetWorld::RunOptions every_row{As::Root, "", "", "", "", true};
+  every_row.run_flags = "-v";  // PASS rows are asserted
+  CommandResult run = world->cordon_run(config("jail"), "", every_row);
   EXPECT_NE(run.output.find("[PASS] 19 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[PASS] 20 "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[PASS] 24 "), std::string::npos) << run.output;  // own network namespace
-  CommandResult off = world->cordon_run(config("nojail"), "", {As::Root, "", "", "", "", true});
+  CommandResult off = world->cordon_run(config("nojail"), "", every_row);
   EXPECT_NE(off.output.find("[PASS] 19 egress jail routes — jail disabled"), std::string::npos) << off.output;
   EXPECT_NE(off.output.find("[PASS] 20 egress jail behaviour — jail disabled"), std::string::npos) << off.output;
 }

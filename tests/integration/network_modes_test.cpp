@@ -165,6 +165,7 @@ TEST_F(NetworkModes, DeepVerifyOfAWorkspaceUnderTheHomeFinishes) {
     NetWorld::RunOptions o = as(who);
     o.verify = o.deep = true;
     o.fixed_config = true;
+    o.run_flags = "-v";  // every row: probe 21's is asserted
     const std::string home = who == As::Root ? world->dir + "/root-home" : std::string("/home/") + NetWorld::kUser;
     o.workspace = home + "/src/app-" + world->id;
     run_shell("mkdir -p " + o.workspace +
@@ -185,6 +186,7 @@ TEST_F(NetworkModes, OfflineVerifyDeepPassesAndItsWeakeningIsSeen) {
     NetWorld::RunOptions o = as(who);
     o.verify = o.deep = true;
     o.fixed_config = true;
+    o.run_flags = "-v";  // every row: PASS and BLOCKED rows are asserted
     CommandResult run = world->cordon_run(config("offline"), "", o);
     EXPECT_TRUE(has(run.output, "[PASS] 31 egress limited to the policy — mode offline: loopback only")) << run.output;
     EXPECT_TRUE(has(run.output, "[BLOCKED] 13 egress-policy-raw-ip")) << run.output;
@@ -272,6 +274,7 @@ TEST_F(NetworkModes, AllowlistVerifyDeepPassesAndEachWeakeningIsSeen) {
     NetWorld::RunOptions o = as(who);
     o.verify = o.deep = true;
     o.fixed_config = true;
+    o.run_flags = "-v";  // every row: PASS and BLOCKED rows are asserted
     CommandResult run = world->cordon_run(config("allowlist"), "", o);
     EXPECT_TRUE(has(run.output, "[PASS] 31 egress limited to the policy — mode allowlist")) << run.output;
     for (const char* id : {"12", "13", "14", "15", "16", "17"})

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "common/error.h"
 #include "common/print.h"
 #include "common/text.h"
+#include "launcher/cli/exit_table.h"
 #include "launcher/commands/argv.h"
 #include "launcher/commands/doctor.h"
 #include "launcher/commands/setup_user.h"
@@ -22,6 +24,7 @@
 #include "launcher/commands/status.h"
 #include "launcher/commands/verify.h"
 #include "launcher/inputs/config.h"
+#include "launcher/inputs/paths.h"
 #include "launcher/plan/session_options.h"
 #include "launcher/record/sessions.h"
 #include "launcher/run/sandbox.h"
@@ -73,24 +76,30 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
 #endif
 }
 
-// Each subcommand's exit statuses, in its --help (the table: README.md, "Exit codes").
-constexpr const char* kRunExits =
-    "Exit status: the command's own (128+N when it died of signal N); 127 / 126 when the command was not "
-    "found / cannot be executed; 125 when cordon failed before the command ran, an invalid configuration or "
-    "usage included. See README.md, Exit codes.";
-constexpr const char* kVerifyExits =
-    "Exit status: 0 every check PASS (with --deep, every probe BLOCKED); 1 a check FAILed or a probe ESCAPED "
-    "(the report has the count); 3 nothing FAILed or ESCAPED but a probe was INCONCLUSIVE or a helper did not "
-    "finish; 2 invalid configuration or usage; 125 the sandbox could not be launched.";
-constexpr const char* kDoctorExits =
-    "Exit status: 0 no FAIL row (WARN allowed); 1 at least one FAIL row; 2 invalid configuration or usage.";
-constexpr const char* kPlainExits = "Exit status: 0 done; 2 invalid configuration or usage; 125 any other failure.";
+// CLI11 ends a footer function's text with a line break of its own.
+std::string without_last_newline(std::string text) {
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// Each subcommand's exit statuses, in its --help: its rows of the one table (cli/exit_table.h),
+// made only when help is printed.
+std::function<std::string()> exit_rows_of(const char* subcommand) {
+  return [subcommand] { return without_last_newline(exit_rows_text(subcommand)); };
+}
+
+// The same for a subcommand that has subcommands (shim install, sessions list, ...): CLI11
+// passes a footer function on to none of them.
+void exit_rows_on_each(CLI::App* cmd, const char* subcommand) {
+  cmd->footer(exit_rows_of(subcommand));
+  for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; })) sub->footer(exit_rows_of(subcommand));
+}
 
 // Every subcommand and the options it fills.
 struct Commands {
   std::string config_path = build::kConfigPath;
   SessionOptions run, argv, verify, status;
-  bool verify_deep = false;
+  VerifyOptions verify_flags;
   std::string shim_agent, shim_binary, session_id, setup_user;
   bool setup_user_remove = false;
   bool sessions_json = false;
@@ -127,34 +136,36 @@ void add_session_commands(CLI::App& app, Commands& c, const std::string& named) 
     c.run_cmd->add_flag("--scratch", c.run.scratch,
                         "Run in a fresh empty workspace, ~/cordon-scratch/TIME-XXXXXX (kept afterwards), for a "
                         "session without a project");
-    c.run_cmd->footer(kRunExits);
+    c.run_cmd->footer(exit_rows_of("run"));
   }
   c.argv_cmd = app.add_subcommand("argv", "Print the exact bwrap invocation; launch nothing");
   if (wanted("argv")) {
     add_session_options(c.argv_cmd, c.argv);
     c.argv_cmd->add_flag("--json", c.argv.json, "Machine-readable output");
-    c.argv_cmd->footer(kPlainExits);
+    c.argv_cmd->footer(exit_rows_of("argv"));
   }
   c.verify_cmd = app.add_subcommand("verify", "Launch a sandbox like `run` and check it from inside (cordon-battery)");
   if (wanted("verify")) {
     add_session_options(c.verify_cmd, c.verify, {.command = false});
-    c.verify_cmd->add_flag("--json", c.verify.json, "Pass --json to the battery (and the probes)");
-    c.verify_cmd->add_flag("--deep", c.verify_deep,
+    c.verify_cmd->add_flag("--json", c.verify.json,
+                           "One JSON document (format cordon-verify) holding the battery's and the probes' reports");
+    c.verify_cmd->add_flag("--deep", c.verify_flags.deep,
                            "When every check passes, launch again and run the adversarial probes (cordon-probe)");
-    c.verify_cmd->footer(kVerifyExits);
+    c.verify_cmd->add_flag("-v,--verbose", c.verify_flags.verbose,
+                           "Print every row (default: the FAIL, ESCAPED and INCONCLUSIVE rows and the summaries)");
+    c.verify_cmd->footer(exit_rows_of("verify"));
   }
   c.status_cmd = app.add_subcommand("status", "What is enforced: inside a sandbox, or what `run` would enforce here");
   if (wanted("status")) {
     add_session_options(c.status_cmd, c.status, {.command = false, .limits = false, .weaken = false});
     c.status_cmd->add_flag("--json", c.status.json, "Machine-readable output");
-    c.status_cmd->footer(kPlainExits);
+    c.status_cmd->footer(exit_rows_of("status"));
   }
 }
 
 void add_shim_command(CLI::App& app, Commands& c, bool wanted) {
   c.shim_cmd = app.add_subcommand("shim", "Make typing an agent's name run it under cordon");
   if (!wanted) return;
-  c.shim_cmd->footer(kPlainExits);  // its subcommands inherit it
   c.shim_install_cmd = c.shim_cmd->add_subcommand("install", "Install a shim for an agent (root)");
   c.shim_install_cmd->add_option("--agent", c.shim_agent, "Agent name, e.g. claude")->required();
   c.shim_install_cmd->add_option("--binary", c.shim_binary, "The real binary (default: found in fixed locations)");
@@ -162,12 +173,12 @@ void add_shim_command(CLI::App& app, Commands& c, bool wanted) {
   c.shim_remove_cmd->add_option("--agent", c.shim_agent, "Agent name")->required();
   c.shim_cmd->add_subcommand("status", "Show what is shimmed");
   c.shim_cmd->require_subcommand(1);
+  exit_rows_on_each(c.shim_cmd, "shim");
 }
 
 void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
   c.sessions_cmd = app.add_subcommand("sessions", "The session records: list, show one, sweep crashes, prune");
   if (!wanted) return;
-  c.sessions_cmd->footer(kPlainExits);
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
   CLI::App* show = c.sessions_cmd->add_subcommand("show",
@@ -182,6 +193,7 @@ void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
   c.sessions_prune_cmd->add_option("--keep-days", c.prune_keep_days, "Remove records older than D days (0: none)")
       ->check(CLI::Range(0LL, 1LL << 40));
   c.sessions_cmd->require_subcommand(1);
+  exit_rows_on_each(c.sessions_cmd, "sessions");
 }
 
 void add_host_commands(CLI::App& app, Commands& c, const std::string& named) {
@@ -199,7 +211,16 @@ void add_host_commands(CLI::App& app, Commands& c, const std::string& named) {
   c.doctor_cmd = app.add_subcommand("doctor", "Check that this host can enforce the sandbox");
   if (!named.empty() && named != "doctor") return;
   c.doctor_cmd->add_flag("--json", c.doctor_json, "Machine-readable output");
-  c.doctor_cmd->footer(kDoctorExits);
+  c.doctor_cmd->footer(exit_rows_of("doctor"));
+}
+
+// `cordon --help`'s footer: the whole exit table, and where the installed documentation is
+// (README.md and docs/ under share/doc/cordon; a build tree has none).
+std::string help_footer() {
+  std::string footer = exit_table_text();
+  if (std::string docs = doc_dir(); !docs.empty())
+    footer += "\nDocumentation: " + docs + "/README.md and " + docs + "/docs/\n";
+  return without_last_newline(footer);
 }
 
 int shim_command(const Commands& c) {
@@ -262,7 +283,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   // printed, a Ctrl-C, hang-up or SIGTERM waits instead of killing the launcher halfway and
   // leaving cgroups, pasta or bait behind; the sandbox still receives it.
   blocked.emplace();
-  if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_deep);
+  if (*c.verify_cmd) return verify_command(config, c.verify, c.verify_flags);
   warn_about_shims();
   if (c.run.scratch) use_scratch_workspace(c.run);
   return launch_session(config, c.run);
@@ -298,7 +319,7 @@ int cli_main(int argc, char** argv) {
   const std::string named = named_subcommand(argc, argv);
   add_session_commands(app, c, named);
   add_host_commands(app, c, named);
-  app.footer("Exit status: see `cordon SUBCOMMAND --help`, and README.md, Exit codes.");
+  app.footer(help_footer);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

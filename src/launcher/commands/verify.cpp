@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/print.h"
+#include "common/text.h"
+#include "launcher/commands/captured_stdout.h"
 #include "launcher/commands/probe_bait.h"
+#include "launcher/commands/verify_document.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/process/subprocess.h"
 #include "launcher/run/session.h"
@@ -15,24 +19,48 @@
 namespace cordon {
 namespace {
 
-// The battery, read-only inside every sandbox, as the sandbox's command.
-std::vector<std::string> battery_command(bool json) {
-  std::string battery = libexec_dir() + "/cordon-battery";
-  if (::access(battery.c_str(), X_OK) != 0)
-    throw Error("cordon-battery not found at " + battery, "reinstall cordon (cmake --install)");
-  std::vector<std::string> command = {battery};
+// A helper, read-only inside every sandbox: its path, or the fix when it is missing.
+std::string helper_path(const char* name) {
+  std::string path = libexec_dir() + "/" + name;
+  if (::access(path.c_str(), X_OK) != 0)
+    throw Error(std::string(name) + " not found at " + path, "reinstall cordon (cmake --install)");
+  return path;
+}
+
+// The options both helpers take from verify's: JSON, or the short report without -v.
+void add_report_options(std::vector<std::string>& command, bool json, bool verbose) {
   if (json) command.emplace_back("--json");
-  return command;
+  else if (!verbose) command.emplace_back("--failures-only");
+}
+
+// One helper's session: verify's status for it and, under --json, what it wrote to stdout.
+struct HelperRun {
+  int verdict = kExitInconclusive;
+  HelperOutput output;
+};
+
+// Under --json the helper's stdout is captured for the one document. The battery's session is
+// recorded as the last verify (`is_verify`).
+HelperRun run_helper(const Config& config, const SessionOptions& o, const char* helper, bool is_verify,
+                     int (*verdict_of)(int)) {
+  HelperRun run;
+  run.output.helper = helper;
+  if (!o.json) {
+    run.verdict = verdict_of(launch_session(config, o, is_verify));
+    return run;
+  }
+  CapturedStdout captured;
+  const int status = launch_session(config, o, is_verify);
+  run.output.output = captured.finish(kMaxHelperOutput);
+  run.verdict = verdict_of(status);
+  return run;
 }
 
 // `verify --deep`, second launch: the probes attack bait the launcher sets up outside.
-int verify_probes(const Config& config, SessionOptions o) {
-  const std::string libexec = libexec_dir();
-  std::string probe = libexec + "/cordon-probe";
-  if (::access(probe.c_str(), X_OK) != 0)
-    throw Error("cordon-probe not found at " + probe, "reinstall cordon (cmake --install)");
+HelperRun verify_probes(const Config& config, SessionOptions o, bool verbose) {
+  const std::string probe = helper_path("cordon-probe");
   // The battery's own list says how many checks just passed.
-  std::string listing = run_capture({libexec + "/cordon-battery", "--list"}).output;
+  std::string listing = run_capture({helper_path("cordon-battery"), "--list"}).output;
   int checks = 0;
   for (size_t at = 0; (at = listing.find("\n  ", at)) != std::string::npos; ++at) ++checks;
   if (listing.rfind("  ", 0) == 0) ++checks;
@@ -40,8 +68,8 @@ int verify_probes(const Config& config, SessionOptions o) {
   ProbeBait bait(facts.home, facts.workspace);
   o.command = {probe, "--checks-passed", std::to_string(checks)};
   for (auto& arg : bait.probe_args()) o.command.push_back(arg);
-  if (o.json) o.command.emplace_back("--json");
-  return launch_session(config, o);
+  add_report_options(o.command, o.json, verbose);
+  return run_helper(config, o, "cordon-probe", false, verify_status_of_probes);
 }
 
 // What a helper's status says when it is not one of its verdicts: launch_session's 125 (the
@@ -54,6 +82,16 @@ int unfinished(const char* helper, int status) {
     printf_err("cordon: %s did not finish (exit status %d): the audit is incomplete\n", helper, status);
   }
   return kExitInconclusive;
+}
+
+// --json: the one document, and the status it states.
+int print_verify_document(const HelperRun& battery, const std::optional<HelperRun>& probes, bool deep, int verdict) {
+  std::optional<HelperOutput> probe_output;
+  if (probes) probe_output = probes->output;
+  VerifyDocument document = verify_document(battery.output, probe_output, deep, verdict);
+  for (const auto& problem : document.problems) print_err("cordon: " + terminal_safe(problem) + "\n");
+  print_out(document.text);
+  return document.exit_code;
 }
 
 }  // namespace
@@ -73,15 +111,19 @@ int verify_status_of_probes(int status) {
   return unfinished("cordon-probe", status);
 }
 
-int verify_command(const Config& config, SessionOptions o, bool deep) {
-  o.command = battery_command(o.json);
-  int verdict = verify_status_of_battery(launch_session(config, o, true));
-  if (!deep || verdict != kExitSuccess) {
-    const char* why = verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
-    if (deep) printf_err("cordon: the battery %s: probes not run\n", why);
-    return verdict;
+int verify_command(const Config& config, SessionOptions o, VerifyOptions v) {
+  o.command = {helper_path("cordon-battery")};
+  add_report_options(o.command, o.json, v.verbose);
+  const HelperRun battery = run_helper(config, o, "cordon-battery", true, verify_status_of_battery);
+  std::optional<HelperRun> probes;
+  if (v.deep && battery.verdict == kExitSuccess) {
+    probes = verify_probes(config, o, v.verbose);
+  } else if (v.deep) {
+    const char* why = battery.verdict == kExitChecksFailed ? "reported FAILs" : "did not pass";
+    printf_err("cordon: the battery %s: probes not run\n", why);
   }
-  return verify_status_of_probes(verify_probes(config, o));
+  const int verdict = probes ? probes->verdict : battery.verdict;
+  return o.json ? print_verify_document(battery, probes, v.deep, verdict) : verdict;
 }
 
 }  // namespace cordon

@@ -25,6 +25,8 @@ std::string libexec_dir(const std::string& bin_dir) {
   return resolved.empty() ? bin_dir + "/" + build::kLibexecFromBin : resolved;
 }
 
+std::string doc_dir(const std::string& bin_dir) { return real_path(bin_dir + "/" + build::kDocFromBin); }
+
 std::string find_system_binary(const std::string& name) {
   // A fixed search list: an attacker-influenced $PATH must not choose the sandbox runtime.
   for (const char* dir : {"/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/", "/sbin/"}) {

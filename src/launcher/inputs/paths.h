@@ -12,6 +12,10 @@ std::string launcher_dir();
 // libexec/cordon next to the running binary, resolved; `bin_dir` is launcher_dir() when given.
 std::string libexec_dir(const std::string& bin_dir = launcher_dir());
 
+// share/doc/cordon next to the running binary (README.md and docs/, installed), resolved; ""
+// when there is none (a build tree).
+std::string doc_dir(const std::string& bin_dir = launcher_dir());
+
 // First existing executable among fixed system locations (no $PATH lookup), or "".
 std::string find_system_binary(const std::string& name);
 

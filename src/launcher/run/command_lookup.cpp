@@ -14,9 +14,6 @@
 namespace cordon {
 namespace {
 
-constexpr int kExitNotExecutable = 126;  // as shells: found, cannot be executed
-constexpr int kExitNotFound = 127;       // as shells: not found
-
 // "" when `path` can be executed; otherwise why not.
 std::string why_not_executable(const std::string& path) {
   struct stat st {};

@@ -62,6 +62,19 @@ TEST(BatteryReport, PlainRowsAndSummary) {
             "  Summary: 2 PASS / 1 FAIL\n");
 }
 
+// `cordon verify` without -v: the FAIL rows, and the summary still counting every check.
+TEST(BatteryReport, FailuresOnlyLeavesOutThePassRows) {
+  EXPECT_EQ(render_plain(two_pass_one_fail(), true),
+            "cordon-battery: 3 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"
+            "  [FAIL] 07 own PID namespace \u2014 host PID namespace\n"
+            "  Summary: 2 PASS / 1 FAIL\n");
+  Report all_pass;
+  all_pass.results = {row("01", "sentinel IS_SANDBOX=1", Status::Pass)};
+  EXPECT_EQ(render_plain(all_pass, true),
+            "cordon-battery: 1 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"
+            "  Summary: 1 PASS / 0 FAIL\n");
+}
+
 TEST(BatteryReport, ColourWrapsOnlyTheStatusTags) {
   const std::string out = highlighted(render_plain(two_pass_one_fail()), status_colours());
   EXPECT_NE(out.find("  \033[32m[PASS]\033[0m 01 sentinel IS_SANDBOX=1\n"), std::string::npos) << out;

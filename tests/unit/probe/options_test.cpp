@@ -39,9 +39,11 @@ TEST(ProbeOptions, NoArgumentsGiveTheDefaults) {
 }
 
 TEST(ProbeOptions, Flags) {
-  Parsed p = parse({"--json", "--list", "--selftest", "--version", "-h"});
+  Parsed p = parse({"--json", "--list", "--selftest", "--version", "-h", "--failures-only"});
   ASSERT_TRUE(p.options) << p.error;
   EXPECT_TRUE(p.options->json && p.options->list && p.options->selftest && p.options->version && p.options->help);
+  EXPECT_TRUE(p.options->failures_only);
+  EXPECT_FALSE(parse({"--json"}).options->failures_only);
   EXPECT_TRUE(parse({"--help"}).options->help);
 }
 
@@ -137,7 +139,7 @@ TEST(ProbeOptions, BadValuesAreNamed) {
 TEST(ProbeOptions, UsageTextNamesEveryOptionAndTheExitStatuses) {
   const std::string usage = usage_text();
   for (const char* option :
-       {"--json", "--list", "--only", "--checks-passed", "--target-pid", "--net-targets", "--host-loopback-port",
+       {"--json", "--failures-only", "--list", "--only", "--checks-passed", "--target-pid", "--net-targets", "--host-loopback-port",
         "--host-abstract", "--canary", "--timeout-ms", "--selftest", "--version", "--help"})
     EXPECT_NE(usage.find(option), std::string::npos) << option;
   EXPECT_NE(usage.find("64 usage error"), std::string::npos);

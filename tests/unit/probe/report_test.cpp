@@ -66,6 +66,20 @@ TEST(ProbeRenderText, RowsThenSummaryThenResult) {
             "RESULT: AUDIT INCOMPLETE (1 inconclusive: 60 proc-signal)\n");
 }
 
+// `cordon verify --deep` without -v: what needs a look, and the same summary and result.
+TEST(ProbeRenderText, FailuresOnlyLeavesOutTheBlockedRows) {
+  std::vector<ProbeResult> results = {result("44", "priv-chroot", Verdict::Blocked, "chroot: EPERM"),
+                                      result("45", "priv-mount", Verdict::Escaped, "mounted"),
+                                      result("60", "proc-signal", Verdict::Inconclusive, "no target")};
+  Summary s = summarize(results, 3);
+  EXPECT_EQ(render_text(results, s, true),
+            "cordon-probe: 3 probes (ESCAPED and INCONCLUSIVE rows only; cordon verify -v shows every row)\n"
+            "  [ESCAPED] 45 priv-mount \u2014 mounted\n"
+            "  [INCONCLUSIVE] 60 proc-signal \u2014 no target\n"
+            "Adversarial summary: 1 BLOCKED / 1 ESCAPED / 1 INCONCLUSIVE\n"
+            "RESULT: SANDBOX LEAKING (1 escaped: 45 priv-mount)\n");
+}
+
 TEST(ProbeRenderList, OneLinePerProbeStartingWithItsIdAndFamily) {
   const std::string list = render_list(false);
   size_t lines = 0;
