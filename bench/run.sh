@@ -8,7 +8,8 @@
 #      plain waitpid on each side (target <= 1.20).
 #   2. the egress jail: a jailed launch against an unjailed one, and against the same-argv bwrap
 #      (target: jailed cordon <= that bwrap + 12 ms).
-#   3. the launcher's own work: in-process (config, facts, plan, seccomp), as a whole process
+#   3. the launcher's own work: in-process (config, facts, plan, seccomp, each phase's median;
+#      the /etc walk of a root launch's facts timed apart), as a whole process
 #      (`cordon argv` against /bin/true: start, dynamic linking, CLI, config, facts, plan), and
 #      as callgrind's instruction count of that process (repeatable where times are not).
 #   4. the whole battery inside a sandbox.
@@ -148,22 +149,38 @@ line 1 "$r (p10 $p10, p90 $p90; cordon $c ms, bwrap $b ms; target <= 1.20)"
 # 2. The egress jail.
 if [ "$jailed" = 1 ]; then
   read -r j n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-jail.json" "$tmp/cordon-nojail.json")
-  line 2 "+$d ms (jailed $j ms, unjailed $n ms; median of pair differences)"
+  line 2 "$(signed "$d") ms (jailed $j ms, unjailed $n ms; median of pair differences)"
   read -r j b _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-jail.json" "$tmp/bwrap-same.json")
-  line 3 "+$d ms (jailed $j ms, bwrap $b ms; target <= +12)"
+  line 3 "$(signed "$d") ms (jailed $j ms, bwrap $b ms; target <= +12)"
 else
   line 2 "skipped (run as root: the jail is measured in a private network namespace)"
   line 3 "skipped"
 fi
 
 # 3. The launcher's own work.
-line 4 "$(sed -n 's/.*median \([0-9]*\) us, p90 \([0-9]*\) us.*/\1 us median, p90 \2 us/p' "$tmp/work.txt") (config + facts + plan + seccomp)"
+line 4 "$(sed -n 's/.*median \([0-9]*\) us, p90 \([0-9]*\) us.*/\1 us median, p90 \2 us/p' "$tmp/work.txt") (config + facts + plan + seccomp: $(sed -n 's/^phases, median us: //p' "$tmp/work.txt") us)"
 read -r a t _ _ _ d < <("$pairs" pairs "$runs" plain "$tmp/cordon-argv.json" "$tmp/true.json")
-line 5 "+$d ms (cordon argv $a ms, /bin/true $t ms; target <= +1)"
+line 5 "$(signed "$d") ms (cordon argv $a ms, /bin/true $t ms; target <= +1)"
 if command -v valgrind >/dev/null; then
-  (cd "$tmp/ws" && valgrind --tool=callgrind --callgrind-out-file="$tmp/callgrind.out" \
-    "$cordon" --config "$tmp/nojail.toml" argv -- /bin/true >/dev/null 2>"$tmp/callgrind.log")
-  line 6 "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/callgrind.log")"
+  # callgrind's count for `cordon --config CONFIG argv -- /bin/true` in DIR, run through PREFIX.
+  instructions() {
+    local dir="$1" config="$2"
+    shift 2
+    (cd "$dir" && "$@" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$cordon" --config "$config" argv \
+      -- /bin/true 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+  }
+  # The shipped etc/cordon.toml is mostly comments, and its defaults gather more (the jail's
+  # network facts, the budgets' cgroups); an ordinary user's launch does not walk /etc.
+  generic="$(instructions "$tmp/ws" "$tmp/nojail.toml")"
+  shipped="$(instructions "$tmp/ws" "$PWD/etc/cordon.toml")"
+  user=""
+  if [ "$(id -u)" -eq 0 ] && mkdir -p "$tmp/user-home/ws" && chmod 0755 "$tmp" &&
+    chown -R nobody:nogroup "$tmp/user-home" 2>/dev/null; then
+    as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$tmp/user-home")
+    user="; as nobody $(instructions "$tmp/user-home/ws" "$tmp/nojail.toml" "${as_nobody[@]}") and"
+    user+=" $(instructions "$tmp/user-home/ws" "$PWD/etc/cordon.toml" "${as_nobody[@]}")"
+  fi
+  line 6 "$generic (as $(id -un), the bench's config; $shipped with the shipped etc/cordon.toml$user)"
 else
   line 6 "skipped (apt-get install valgrind)"
 fi
@@ -176,7 +193,7 @@ line 7 "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]
 # 5. Budgets (the session cgroup).
 if (cd "$tmp/ws" && "$cordon" --config "$tmp/budget.toml" run -- /bin/true 2>/dev/null); then
   read -r g n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-budget.json" "$tmp/cordon-nojail.json")
-  line 8 "+$d ms (budgeted $g ms, unbudgeted $n ms; target <= +1)"
+  line 8 "$(signed "$d") ms (budgeted $g ms, unbudgeted $n ms; target <= +1)"
 else
   line 8 "skipped (no cgroup can hold them for this user here: see cordon doctor)"
 fi
@@ -205,9 +222,9 @@ line 13 "$rmed us median (p90 $rp90), direct $dmed us (p90 $dp90), $added us"
 
 # 8. The network modes.
 read -r o n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-offline.json" "$tmp/cordon-nojail.json")
-line 14 "+$d ms (offline $o ms, jail-off $n ms; median of pair differences)"
+line 14 "$(signed "$d") ms (offline $o ms, jail-off $n ms; median of pair differences)"
 read -r a n _ _ _ d < <("$pairs" pairs "$((runs / 2))" all "$tmp/cordon-allowlist.json" "$tmp/cordon-nojail.json")
-line 15 "+$d ms (allowlist $a ms, jail-off $n ms)"
+line 15 "$(signed "$d") ms (allowlist $a ms, jail-off $n ms)"
 if [ "$(id -u)" -eq 0 ]; then
   bench/proxy_throughput.sh "$build" 1024 5 > "$tmp/proxy.txt"
   line 16 "$(sed -n 's/^median direct \(.*\) MB\/s, proxied \(.*\) MB\/s, ratio \(.*\)$/\3 (direct \1 MB\/s, proxied \2 MB\/s; target >= 0.80)/p' "$tmp/proxy.txt")"

@@ -165,7 +165,9 @@ std::vector<std::string> bound_on_purpose(const SessionIntent& s) {
 
 std::string serialize_session(const SessionIntent& intent) {
   Json document{{"format", kSessionFormat}, {"version", kSessionVersion}};
-  document.update(intent_json(intent));
+  // Moved in member by member (Json::update copies each): every launch writes this file.
+  Json members = intent_json(intent);
+  for (auto& [key, value] : members.items()) document[key] = std::move(value);
   return dump_line(document) + "\n";
 }
 

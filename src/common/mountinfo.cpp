@@ -50,9 +50,11 @@ std::vector<Mount> parse_mountinfo(const std::string& text) {
   std::vector<Mount> out;
   std::istringstream lines(text);
   std::string line;
+  std::istringstream in;  // one stream for every line: making one (its locale) costs more than reading a line
   while (std::getline(lines, line)) {
     // id parent major:minor root mount_point mount_opts [optional...] - fstype source super_opts
-    std::istringstream in(line);
+    in.clear();
+    in.str(line);
     Mount m;
     std::string devno, word;
     if (!(in >> m.id >> m.parent >> devno >> m.root >> m.mount_point >> m.mount_opts)) continue;

@@ -121,6 +121,14 @@ std::string terminal_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t at = 0; at < text.size();) {
+    // A run of printable ASCII (most of any text) is copied whole, not a character at a time.
+    size_t run = at;
+    while (run < text.size() && text[run] >= 0x20 && text[run] < 0x7f) ++run;
+    if (run > at) {
+      out.append(text.substr(at, run - at));
+      at = run;
+      continue;
+    }
     size_t length = utf8_sequence_length(text, at);
     const auto lead = static_cast<unsigned char>(text[at]);
     // C0 controls and DEL; U+0080..U+009F (C1, encoded C2 80..C2 9F); malformed bytes.

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string_view>
 
 #include "common/cgroup_delegation.h"
 #include "common/limit_keys.h"
@@ -14,18 +16,19 @@ namespace {
 
 // The cgroup v1 controllers; anything else in a v1 mount's options or in /proc/self/cgroup
 // ("name=systemd", "noprefix", "favordynmods", ...) is not a controller.
-const std::set<std::string> kV1Controllers = {"blkio",   "cpu",      "cpuacct",    "cpuset", "debug",
-                                              "devices", "freezer",  "hugetlb",    "memory", "misc",
-                                              "net_cls", "net_prio", "perf_event", "pids",   "rdma"};
+const std::set<std::string, std::less<>> kV1Controllers = {"blkio",   "cpu",      "cpuacct",    "cpuset", "debug",
+                                                           "devices", "freezer",  "hugetlb",    "memory", "misc",
+                                                           "net_cls", "net_prio", "perf_event", "pids",   "rdma"};
 
 // The controllers in a comma-separated list (a v1 mount's superblock options, or the second
 // field of a /proc/self/cgroup line).
-std::set<std::string> v1_controllers(const std::string& list) {
+std::set<std::string> v1_controllers(std::string_view list) {
   std::set<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (kV1Controllers.count(item)) out.insert(item);
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    if (auto known = kV1Controllers.find(list.substr(0, comma)); known != kV1Controllers.end()) out.insert(*known);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
   return out;
 }
 
@@ -56,6 +59,11 @@ std::string controller_for(const std::string& limit_key) {
 
 std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts) {
   std::vector<Hierarchy> out;
+  // Each v1 mount's controllers, read from its options once, not once per line below.
+  std::vector<std::set<std::string>> mount_controllers;
+  mount_controllers.reserve(mounts.size());
+  for (const auto& m : mounts)
+    mount_controllers.push_back(m.fstype == "cgroup" ? v1_controllers(m.super_opts) : std::set<std::string>{});
   std::stringstream lines(proc_self_cgroup);
   std::string line;
   while (std::getline(lines, line)) {
@@ -76,9 +84,10 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
     // "not writable" refusal rather than "no hierarchy").
     const Mount* chosen = nullptr;
     std::string chosen_dir;
-    for (const auto& m : mounts) {
+    for (size_t i = 0; i < mounts.size(); ++i) {
+      const Mount& m = mounts[i];
       if (v2 ? m.fstype != "cgroup2" : m.fstype != "cgroup") continue;
-      if (!v2 && listed != v1_controllers(m.super_opts)) continue;
+      if (!v2 && listed != mount_controllers[i]) continue;
       std::string dir = own_dir_in(m, own_path);
       if (dir.empty() || (chosen && (m.read_only() || !chosen->read_only()))) continue;
       chosen = &m;
@@ -109,9 +118,8 @@ std::string usable_delegation(const Hierarchy& h, const std::string& user) {
 
 }  // namespace
 
-std::vector<Hierarchy> gather_hierarchies(const std::string& user) {
-  std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"),
-                                                    parse_mountinfo(read_text_file("/proc/self/mountinfo")));
+std::vector<Hierarchy> gather_hierarchies(const std::vector<Mount>& mounts, const std::string& user) {
+  std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"), mounts);
   for (auto& h : found) {
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
     h.delegated_dir = usable_delegation(h, user);
@@ -124,6 +132,10 @@ std::vector<Hierarchy> gather_hierarchies(const std::string& user) {
     for (long pid = 0; procs >> pid;) h.other_members += pid != ::getpid();
   }
   return found;
+}
+
+std::vector<Hierarchy> gather_hierarchies(const std::string& user) {
+  return gather_hierarchies(parse_mountinfo(read_text_file("/proc/self/mountinfo")), user);
 }
 
 }  // namespace cordon::cgroup

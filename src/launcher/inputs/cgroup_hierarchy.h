@@ -37,8 +37,11 @@ struct Hierarchy {
 // mount's root. v2 controllers and writability are left empty (gather_hierarchies fills them).
 std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, const std::vector<Mount>& mounts);
 
-// Reads /proc/self/cgroup, mountinfo, v2 cgroup.controllers and access(W_OK); `user` names the
-// delegated cgroup looked for ("" = none).
+// Reads /proc/self/cgroup, v2 cgroup.controllers and access(W_OK); `mounts` is this process's
+// mountinfo, parsed (read once per launch: the dangerous-path rules read it too); `user` names
+// the delegated cgroup looked for ("" = none).
+std::vector<Hierarchy> gather_hierarchies(const std::vector<Mount>& mounts, const std::string& user = "");
+// The same, reading mountinfo itself (doctor).
 std::vector<Hierarchy> gather_hierarchies(const std::string& user = "");
 
 // The controllers named in a cgroup v2 list file (cgroup.controllers, cgroup.subtree_control).

@@ -524,13 +524,15 @@ Config parse_config(const std::string& text, const std::string& source_name) {
   c.source.file = source_name;
   c.file_found = true;
   // toml++ 3.3.0 has undefined behaviour on some bytes and characters (inputs/toml_text.h):
-  // such a file is refused before it reads it, at the first one.
-  if (auto problem = toml_text_problem(text))
+  // such a file is refused before it reads it, at the first one. The same scan gives it the
+  // text without the bodies of whole-line comments, which it would read a character at a time.
+  ScannedToml scanned = scan_toml_text(text);
+  if (const auto& problem = scanned.problem)
     throw ConfigError(terminal_safe(source_name) + ":" + std::to_string(problem->line) + ":" +
                       std::to_string(problem->column) + ": " + problem->what);
   toml::table root;
   try {
-    root = toml::parse(text, source_name);
+    root = toml::parse(scanned.for_parser, source_name);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     throw ConfigError(terminal_safe(source_name + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +

@@ -222,15 +222,19 @@ bool budgets_requested(const Config& config, const LaunchRequest& request) {
   return budgets;
 }
 
-// What the dangerous-path rules decide on besides names (inputs/path_identity.h).
-void gather_path_identities(HostFacts& f) {
+// /proc/self/mountinfo, read and parsed once: the dangerous-path rules and the cgroup
+// hierarchies both need it. Empty, and why in mounts_unreadable, when it cannot be read.
+MountTable read_mount_table(HostFacts& f) {
   int err = 0;
   std::optional<std::string> text = read_file("/proc/self/mountinfo", size_t{16} << 20, &err);
-  if (!text) {
-    f.mounts_unreadable = errno_text("reading /proc/self/mountinfo", err);
-    return;
-  }
-  const MountTable mounts(parse_mountinfo(*text));
+  if (text) return MountTable(parse_mountinfo(*text));
+  f.mounts_unreadable = errno_text("reading /proc/self/mountinfo", err);
+  return {};
+}
+
+// What the dangerous-path rules decide on besides names (inputs/path_identity.h).
+void gather_path_identities(const MountTable& mounts, HostFacts& f) {
+  if (!f.mounts_unreadable.empty()) return;  // the plan refuses the launch (plan.cpp)
   std::vector<std::string> writable = {f.workspace};
   for (const auto& [path, real] : f.real_writable) writable.push_back(real);
   for (const auto& [path, real] : f.real_home_entries) writable.push_back(real);
@@ -254,14 +258,15 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   gather_git_identity(f);
   gather_namespaces(f);
   f.last_verify = read_last_verify(sessions_dir(f));
-  gather_path_identities(f);
+  const MountTable mounts = read_mount_table(f);
+  gather_path_identities(mounts, f);
   for (int fd = 2; fd >= 0; --fd) {
     if (auto device = terminal_device(fd)) {
       f.terminal_fds |= 1U << fd;
       f.terminal_device = device_name(*device);
     }
   }
-  if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies(f.user);
+  if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies(mounts.all(), f.user);
   if (config.filesystem.view == RootView::System) f.view_roots = gather_view_roots();
   // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
   if (f.uid == 0) f.private_etc = private_entries("/etc");

@@ -31,6 +31,8 @@ struct ScanState {
   bool misplaced = false;    // the current string started where none may (after a value)
   bool escaped = false;      // a basic string's backslash came just before
   bool continuing = false;   // after a multi-line basic string's line-ending backslash, until its next character
+  bool line_blank = true;    // only spaces and tabs since the last line break outside strings
+  bool own_line = false;     // the current comment is the first thing on its line
 };
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -93,6 +95,7 @@ void note_bare(ScanState& s, char c) {
   note_number(s, c);
   note_structure(s, c);
   if (c != ' ' && c != '\t') s.last_bare = c;
+  if (c != ' ' && c != '\t') s.line_blank = c == '\n';
 }
 
 void close_string(ScanState& s, char quote) {
@@ -109,6 +112,7 @@ size_t step_bare(ScanState& s, std::string_view text, size_t at) {
   }
   if (c == '#') {
     s.context = Context::Comment;
+    s.own_line = s.line_blank;
     s.number = s.number_date = s.date_space = false;
     return 1;
   }
@@ -160,13 +164,12 @@ size_t step_multi_literal(ScanState& s, std::string_view text, size_t at) {
   return run;
 }
 
-// Consumes the ASCII character at `at` (or a run of quotes): how many bytes.
+// Consumes the ASCII character at `at` (or a run of quotes): how many bytes. Comments are
+// read whole (read_comment).
 size_t step(ScanState& s, std::string_view text, size_t at) {
   switch (s.context) {
     case Context::Bare: return step_bare(s, text, at);
-    case Context::Comment:
-      if (text[at] == '\n') close_string(s, '\n');
-      return 1;
+    case Context::Comment: return 1;
     case Context::Basic: return step_single_line(s, text[at], '"');
     case Context::Literal: return step_single_line(s, text[at], '\'');
     case Context::MultiBasic: return step_multi_basic(s, text, at);
@@ -205,24 +208,90 @@ std::string invalid_byte(unsigned char byte) {
   return text;
 }
 
+// A comment's body, from just after its '#' up to its line break: toml++ 3.3.0 accepts any
+// character there but a control character other than tab (the only non-ASCII ones it refuses,
+// surrogates, are not UTF-8: utf8_sequence_length refuses them first).
+struct CommentBody {
+  static constexpr size_t npos = std::string_view::npos;
+  size_t end = 0;         // where the line break starts ('\r' of "\r\n", or '\n'); text.size() at the end
+  size_t next = 0;        // the byte after the line break (== end: no line break, the text ends)
+  bool plain = true;      // no character toml++ refuses in a comment
+  size_t invalid = npos;  // the first byte that begins no UTF-8 sequence
+};
+
+CommentBody read_comment(std::string_view text, size_t at) {
+  CommentBody c;
+  while (at < text.size() && text[at] != '\n') {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (byte >= 0x20 && byte < 0x7f) {  // most of a comment
+      ++at;
+      continue;
+    }
+    if (byte >= 0x80) {
+      const size_t length = utf8_sequence_length(text, at);
+      if (length == 0) {
+        c.invalid = at;
+        return c;
+      }
+      at += length;
+      continue;
+    }
+    const bool line_break = byte == '\r' && at + 1 < text.size() && text[at + 1] == '\n';
+    if (!line_break && ((byte < 0x20 && byte != '\t') || byte == 0x7f)) c.plain = false;
+    ++at;
+  }
+  c.end = at > 0 && at < text.size() && text[at - 1] == '\r' ? at - 1 : at;
+  c.next = at < text.size() ? at + 1 : at;
+  return c;
+}
+
 }  // namespace
 
-std::optional<TomlTextProblem> toml_text_problem(std::string_view text) {
+ScannedToml scan_toml_text(std::string_view text) {
   const size_t start = text.substr(0, kByteOrderMark.size()) == kByteOrderMark ? kByteOrderMark.size() : 0;
   ScanState s;
+  ScannedToml out;
+  out.for_parser.reserve(text.size());
+  size_t kept = 0;  // text[kept, at) is not yet copied to for_parser
   for (size_t at = start; at < text.size();) {
+    if (s.context == Context::Comment) {
+      const CommentBody c = read_comment(text, at);
+      if (c.invalid != CommentBody::npos) {
+        out.problem = problem_at(text, start, c.invalid, invalid_byte(static_cast<unsigned char>(text[c.invalid])));
+        return out;
+      }
+      // A comment on a line of its own, ended by a line break that is not the text's last
+      // character: toml++ is given its '#' and the line break, nothing between. Nothing follows
+      // a comment on its line, so no line or column of anything else moves (toml++ places the
+      // end of the text just after its last character), and there is nothing in it to refuse.
+      if (s.own_line && c.plain && c.next > c.end && c.next < text.size()) {
+        out.for_parser.append(text.substr(kept, at - kept));
+        kept = c.end;
+      }
+      if (c.next > c.end) close_string(s, '\n');
+      at = c.next;
+      continue;
+    }
     const size_t length = utf8_sequence_length(text, at);
-    if (length == 0) return problem_at(text, start, at, invalid_byte(static_cast<unsigned char>(text[at])));
+    if (length == 0) {
+      out.problem = problem_at(text, start, at, invalid_byte(static_cast<unsigned char>(text[at])));
+      return out;
+    }
     if (length == 1) {
       at += step(s, text, at);
       continue;
     }
-    if (const char* why = non_ascii_problem(s))
-      return problem_at(text, start, at, code_point_name(text.substr(at, length)) + why);
-    s.escaped = s.continuing = false;  // an ordinary character of a string or comment
+    if (const char* why = non_ascii_problem(s)) {
+      out.problem = problem_at(text, start, at, code_point_name(text.substr(at, length)) + why);
+      return out;
+    }
+    s.escaped = s.continuing = false;  // an ordinary character of a string
     at += length;
   }
-  return std::nullopt;
+  out.for_parser.append(text.substr(kept));
+  return out;
 }
+
+std::optional<TomlTextProblem> toml_text_problem(std::string_view text) { return scan_toml_text(text).problem; }
 
 }  // namespace cordon

@@ -27,4 +27,17 @@ struct TomlTextProblem {
 // the start is UTF-8's own and passes.
 std::optional<TomlTextProblem> toml_text_problem(std::string_view text);
 
+// The same scan, and the text toml++ is given when it finds nothing: `text` with the body of
+// each comment that stands on a line of its own cut, its '#' and line break kept. toml++ reads
+// a comment a character at a time, and the shipped cordon.toml is mostly comments (they cost
+// more than the rest of the launcher's configuration work). What toml++ makes of the text is
+// the same: only a comment is shortened, nothing follows a comment on its line (no other line
+// or column moves), and a body is cut only when toml++ accepts all of it (no control character
+// but tab) and a line break ends it.
+struct ScannedToml {
+  std::optional<TomlTextProblem> problem;
+  std::string for_parser;  // without a problem only
+};
+ScannedToml scan_toml_text(std::string_view text);
+
 }  // namespace cordon

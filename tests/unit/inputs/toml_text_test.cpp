@@ -74,5 +74,30 @@ TEST(TomlText, ValidFilesPass) {
     EXPECT_EQ(where(text), "") << text;
 }
 
+std::string for_parser(const std::string& text) {
+  ScannedToml scanned = scan_toml_text(text);
+  EXPECT_FALSE(scanned.problem) << text;
+  return scanned.for_parser;
+}
+
+// toml++ is given a comment that stands on a line of its own as its '#' and its line break:
+// it reads comments a character at a time. No other line or column moves.
+TEST(TomlText, WholeLineCommentsReachTheParserWithoutTheirBodies) {
+  EXPECT_EQ(for_parser("# a\n  # b c\r\n\t# caf\xC3\xA9\n[x]\ny = 1\n"), "#\n  #\r\n\t#\n[x]\ny = 1\n");
+  EXPECT_EQ(for_parser("a = [\n  # in an array\n  1,\n]\n"), "a = [\n  #\n  1,\n]\n");
+  EXPECT_EQ(for_parser("\xEF\xBB\xBF# after a byte order mark\nx = 1\n"), "\xEF\xBB\xBF#\nx = 1\n");
+}
+
+// Kept whole: a comment after something else on its line, one that ends the text (toml++
+// places the end of the text after its last character), one with a control character toml++
+// refuses (its error stays where it was), and what only looks like a comment inside a string.
+TEST(TomlText, OtherCommentsReachTheParserWhole) {
+  for (const char* text :
+       {"x = 1 # after a value\n", "x = 1\n# the last line\n", "x = 1\n# no line break", "# a \x01 control\nx = 1\n",
+        "# a lone \r here\nx = 1\n", "# DEL \x7f\nx = 1\n", "x = \"\"\"\n# in a string\n\"\"\"\n",
+        "x = '''\n# in a string\n'''\n", "x = \"\"\"a\\\n# not a comment\"\"\"\n"})
+    EXPECT_EQ(for_parser(text), text) << text;
+}
+
 }  // namespace
 }  // namespace cordon
