@@ -54,7 +54,9 @@ mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work 
 mkdir -p /newroot/run/cordon-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none share /newroot/run/cordon-vm
 mkdir -p /newroot/mnt/cordon-vm-sample
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose sample /newroot/mnt/cordon-vm-sample
+# Read-write: it is a launch's workspace, and cordon refuses a workspace the session could not
+# write (the file itself is only read; the directory goes with $work).
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose sample /newroot/mnt/cordon-vm-sample
 umount /sys /dev /proc
 exec switch_root /newroot /bin/sh /run/cordon-vm/stage2
 INIT
@@ -99,6 +101,6 @@ timeout 1200 $priority qemu-system-x86_64 $accel -m 3072 -smp 1 -nographic -no-r
   -append "console=ttyS0 panic=-1 ${VM_KERNEL_ARGS:-quiet} cgroup_no_v1=all" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
   -virtfs local,path="$work/share",mount_tag=share,security_model=passthrough \
-  -virtfs local,path="$work/sample",mount_tag=sample,security_model=passthrough,readonly=on </dev/null
+  -virtfs local,path="$work/sample",mount_tag=sample,security_model=passthrough </dev/null
 [ -f "$work/share/status" ] || { echo "cgroup2-vm: the VM ended without a result" >&2; exit 125; }
 exit "$(cat "$work/share/status")"
