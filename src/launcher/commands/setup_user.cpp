@@ -11,6 +11,7 @@
 
 #include "common/cgroup_delegation.h"
 #include "common/error.h"
+#include "common/limit_keys.h"
 #include "common/mountinfo.h"
 #include "common/print.h"
 #include "common/text.h"
@@ -20,8 +21,13 @@
 namespace cordon {
 namespace {
 
-// The controllers cordon's budgets use (common/limit_keys.h: memory_max_bytes, pids_max).
-const std::set<std::string> kBudgetControllers = {"memory", "pids"};
+// The controllers cordon's budgets use, from the limit table (common/limit_keys.h).
+std::set<std::string> budget_controllers() {
+  std::set<std::string> out;
+  for (const auto& key : kLimitKeys)
+    if (key.kind == LimitKind::Cgroup) out.insert(key.controller);
+  return out;
+}
 
 struct Site {
   cgroup::Version version;
@@ -38,7 +44,7 @@ std::vector<Site> budget_sites() {
     std::set<std::string> carried;
     const std::set<std::string> listed = v2 ? cgroup::read_controller_list(m.mount_point + "/cgroup.controllers")
                                             : std::set<std::string>{};
-    for (const auto& c : kBudgetControllers)
+    for (const auto& c : budget_controllers())
       if (v2 ? listed.count(c) != 0 : (',' + m.super_opts + ',').find(',' + c + ',') != std::string::npos)
         carried.insert(c);
     if (carried.empty()) continue;

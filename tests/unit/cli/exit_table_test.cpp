@@ -4,20 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace cordon {
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::string without_backticks(std::string text) {
   std::erase(text, '`');
@@ -26,7 +19,7 @@ std::string without_backticks(std::string text) {
 
 // README.md's table under "## Exit codes": one {command, status, meaning} per row.
 std::vector<std::vector<std::string>> readme_rows() {
-  const std::string readme = slurp(std::string(CORDON_SOURCE_DIR) + "/README.md");
+  const std::string readme = read_text_file(std::string(CORDON_SOURCE_DIR) + "/README.md");
   const size_t section = readme.find("\n## Exit codes\n");
   std::vector<std::vector<std::string>> rows;
   if (section == std::string::npos) return rows;

@@ -2,31 +2,23 @@
 // in the shipped etc/cordon.toml, and the shipped file parses to the built-in defaults.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/inputs/config.h"
 
 namespace cordon {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 TEST(ConfigDocs, EverySchemaKeyIsInTheReference) {
-  std::string doc = slurp(std::string(CORDON_SOURCE_DIR) + "/docs/configuration.md");
+  std::string doc = read_text_file(std::string(CORDON_SOURCE_DIR) + "/docs/configuration.md");
   ASSERT_FALSE(doc.empty());
   for (const auto& key : config_schema_keys())
     EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << key << " is not documented";
 }
 
 TEST(ConfigDocs, EverySchemaKeyIsInTheShippedFile) {
-  std::string shipped = slurp(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml");
+  std::string shipped = read_text_file(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml");
   ASSERT_FALSE(shipped.empty());
   for (const auto& key : config_schema_keys()) {
     std::string leaf = key.substr(key.rfind('.') + 1);
@@ -56,7 +48,7 @@ TEST(ConfigDocs, EverySchemaKeyIsParsedAndNoOther) {
 }
 
 TEST(ConfigDocs, ShippedFileIsTheDefaults) {
-  Config shipped = parse_config(slurp(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml"), "etc/cordon.toml");
+  Config shipped = parse_config(read_text_file(std::string(CORDON_SOURCE_DIR) + "/etc/cordon.toml"), "etc/cordon.toml");
   Config defaults = default_config();
   EXPECT_EQ(shipped.network.mode, defaults.network.mode);
   EXPECT_EQ(shipped.network.dns_forward, defaults.network.dns_forward);
