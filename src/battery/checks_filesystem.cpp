@@ -154,8 +154,10 @@ std::string unwritable_workspace(const Context& c) {
          std::to_string(::getuid()) + "): the agent could not edit the project";
 }
 
-Outcome check_writable_set(const Context& c) {
-  if (std::string problem = unwritable_workspace(c); !problem.empty()) return fail(problem);
+namespace {
+
+// The session's writable paths, each also by its resolved path when that differs.
+std::vector<std::string> intended_writable(const Context& c) {
   std::vector<std::string> intended;
   if (c.session)
     for (const auto& w : c.session->writable) {
@@ -163,8 +165,16 @@ Outcome check_writable_set(const Context& c) {
       std::string real = real_path(w);
       if (!real.empty() && real != w) intended.push_back(real);
     }
+  return intended;
+}
+
+}  // namespace
+
+Outcome check_writable_set(const Context& c) {
+  if (std::string problem = unwritable_workspace(c); !problem.empty()) return fail(problem);
+  const std::vector<std::string> intended = intended_writable(c);
   const Mount* cwd_mount = c.cwd.empty() ? nullptr : c.mounts.containing(c.cwd);
-  std::vector<std::string> unexpected, granted;
+  std::vector<std::string> unexpected, granted, unreachable;
   size_t fresh = 0;
   for (const Mount* m : c.mounts.visible()) {
     if (m->read_only()) continue;
@@ -195,6 +205,13 @@ Outcome check_writable_set(const Context& c) {
       granted.push_back(m->mount_point + " (the working directory)");
       continue;
     }
+    // bwrap leaves a submount read-write when it may not search the path to remount it (EACCES,
+    // e.g. a container store under a 0700 root directory). The kernel then refuses this process
+    // the path too, so the mount is not writable here; it is named, not failed.
+    if (struct stat st {}; ::stat(m->mount_point.c_str(), &st) != 0 && errno == EACCES) {
+      unreachable.push_back(m->mount_point);
+      continue;
+    }
     unexpected.push_back(m->mount_point + " (" + m->fstype + ")");
   }
   if (!unexpected.empty())
@@ -202,6 +219,9 @@ Outcome check_writable_set(const Context& c) {
                 std::string(c.session ? "intended writable set" : "working directory") + ": " + join_some(unexpected));
   std::string note = "read-write: " + (granted.empty() ? std::string("nothing of the host") : join_some(granted)) +
                      " + " + std::to_string(fresh) + " fresh tmpfs/proc/dev mounts";
+  if (!unreachable.empty())
+    note += "; read-write but out of this process's reach (search permission denied): " +
+            std::to_string(unreachable.size()) + " (" + join_some(unreachable) + ")";
   if (!c.session) note = std::string(kNoSession) + ": judged against the working directory; " + note;
   return pass(note);
 }

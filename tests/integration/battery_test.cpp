@@ -981,6 +981,55 @@ TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
   EXPECT_NE(r.detail("19").find("no egress to confine"), std::string::npos) << r.dump();
 }
 
+// bwrap leaves a submount read-write when it may not search the path to remount it (a container
+// store under a 0700 root directory). Check 17 names such a mount instead of failing, since the
+// kernel refuses the session the path too; the same mount within the session's reach FAILs.
+TEST_P(Battery, Check17NamesAReadWriteMountOutOfReachAndFailsOneWithinReach) {
+  if (root()) GTEST_SKIP() << "root's bwrap may search every path, so it remounts every submount read-only";
+  TempDir scratch("/var/tmp/cordon-reach-");  // not under the sandbox's /tmp tmpfs
+  const std::string hidden = scratch.path() + "/hidden", store = hidden + "/store", source = scratch.path() + "/source";
+  fs::create_directories(store);
+  fs::create_directories(source);
+  fs::permissions(scratch.path(), fs::perms(0755));
+  fs::permissions(hidden, fs::perms(0700));
+  std::string libexec = fs::path(battery_).parent_path().string();
+  // In a private mount namespace of its own (the host's table is untouched): with `mount_store`, a
+  // read-write bind at `store`; then bare bwrap as the unprivileged user, `extra` added to its mounts.
+  auto bare = [&](bool mount_store, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                                     "set -e; if [ -n \"$1\" ]; then mount --bind \"$1\" \"$2\"; fi; shift 2; exec \"$@\"",
+                                     "sh", mount_store ? source : "", store};
+    for (auto& word : setpriv_as(who_)) argv.push_back(word);
+    argv.insert(argv.end(), {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind",
+                             "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
+                             "--tmpfs", who_.home, "--ro-bind", libexec, libexec});
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.insert(argv.end(), {"--", battery_, "--json"});
+    RunOptions o;
+    o.env = base_env(who_);
+    return parse_run(run(argv, o));
+  };
+  // How many read-write mounts check 17 found out of reach (other such mounts may be the host's own).
+  auto out_of_reach = [](const BatteryRun& r) {
+    const std::string marker = "out of this process's reach (search permission denied): ";
+    size_t at = r.detail("17").find(marker);
+    return at == std::string::npos ? 0 : std::stoi(r.detail("17").substr(at + marker.size()));
+  };
+  const std::set<std::string> bare_fails = {"01", "16", "22", "23", "30"};
+  BatteryRun without = bare(false, {});
+  expect_failed(without, bare_fails);
+  // Out of reach: root's 0700 directory; bwrap could not remount the store read-only, and this
+  // process cannot reach it either. Passed, and counted.
+  BatteryRun hidden_run = bare(true, {});
+  expect_failed(hidden_run, bare_fails);
+  EXPECT_EQ(out_of_reach(hidden_run), out_of_reach(without) + 1) << hidden_run.dump() << without.dump();
+  // Within reach: the directory is the user's, and the store is bound read-write into the sandbox.
+  ASSERT_EQ(::chown(hidden.c_str(), who_.uid, who_.gid), 0);
+  BatteryRun reachable = bare(true, {"--bind", store, store});
+  expect_failed(reachable, with(bare_fails, {"17"}));
+  EXPECT_NE(reachable.detail("17").find(store + " (ext4)"), std::string::npos) << reachable.dump();
+}
+
 // ---- 27: resource budgets -----------------------------------------------------------------
 
 TEST_P(Battery, Check27PassesForHeldRlimitsAndFailsWithoutThem) {
