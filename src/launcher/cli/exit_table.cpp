@@ -20,7 +20,8 @@ std::string wrapped(const std::string& text, size_t column, size_t indent) {
     if (end == std::string::npos) end = text.size();
     const size_t length = end - at;
     if (!line_start && column + 1 + length > kWidth) {
-      out += "\n" + std::string(indent, ' ');
+      out += '\n';
+      out.append(indent, ' ');
       column = indent;
       line_start = true;
     }
