@@ -500,13 +500,28 @@ const char* const kDevices[] = {"/dev/vda",
                                 "/dev/console",
                                 "/dev/hwrng"};
 
+// Whether `fd` is the terminal this process already has as stdin, stdout or stderr. On a
+// terminal bwrap binds that terminal (cordon's private pty) at /dev/console: opening it there
+// reaches nothing new (whether that terminal is the operator's is probe 72's question).
+bool own_terminal(int fd) {
+  struct stat dev {};
+  if (::fstat(fd, &dev) != 0 || !S_ISCHR(dev.st_mode)) return false;
+  for (int stdio : {0, 1, 2}) {
+    struct stat st {};
+    if (::isatty(stdio) && ::fstat(stdio, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev) return true;
+  }
+  return false;
+}
+
 void probe_devices(const Context& ctx, Tally& tally) {
   ErrorCount quiet;
   for (const char* dev : kDevices) {
     int fd = ::open(dev, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0) {
+      const bool own = own_terminal(fd);
       ::close(fd);
-      tally.escaped(std::string(dev) + " opened");
+      if (own) tally.blocked(std::string(dev) + " is this session's own terminal (bwrap binds it there), no host device");
+      else tally.escaped(std::string(dev) + " opened");
     } else {
       quiet.add(errno);
     }

@@ -495,6 +495,21 @@ TEST_P(Probe, TerminalInjectionOnARealTerminal) {
   }
 }
 
+// On a terminal bwrap binds the session's own pty at /dev/console: probe 31 opening it is no
+// host device (`cordon verify --deep` on a terminal reported LEAKING for it). The control, with
+// the host's /dev (root: an unprivileged user opens none of its nodes), still escapes there.
+TEST_P(Probe, TheSessionsOwnTerminalAtDevConsoleIsNoHostDevice) {
+  RunOptions o;
+  o.on_pty = true;
+  o.env = env();
+  ProbeRun in = in_cordon({}, {"--only", "31"}, o);
+  EXPECT_EQ(in.v("31"), "BLOCKED") << in.dump();
+  EXPECT_NE(in.r("31").find("/dev/console is this session's own terminal"), std::string::npos) << in.dump();
+  if (!root()) return;
+  ProbeRun host = in_cordon({"host-dev"}, {"--only", "31"}, o);
+  EXPECT_EQ(host.v("31"), "ESCAPED") << host.dump();
+}
+
 // The operator's terminal is out of reach on a terminal; with the pty made but the operator's
 // terminal handed in (test hook), 72 escapes through the held descriptors and /dev/tty.
 TEST_P(Probe, OperatorTerminalOutOfReachOnARealTerminal) {
