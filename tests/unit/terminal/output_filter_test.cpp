@@ -439,7 +439,9 @@ TEST(OutputFilter, ResetSequenceUndoesExactlyTheGivenModes) {
   EXPECT_EQ(terminal_reset_sequence(kModeMouse),
             "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?9l");
   EXPECT_EQ(terminal_reset_sequence(kModeAppKeypad | kModeCharset), "\x1b>\x1b[?66l\x1b(B\x0f");
-  EXPECT_EQ(terminal_reset_sequence(kModeScrollRegion | kModeNoAutowrap), "\x1b[?7h\x1b[r\x1b[?69l");
+  // The margins' reset keeps the cursor where it was (DECSC, DECSTBM, DECRC): vim leaves
+  // CSI 1;ROWS r set, and a bare CSI r after it drew the next prompt at the top left.
+  EXPECT_EQ(terminal_reset_sequence(kModeScrollRegion | kModeNoAutowrap), "\x1b[?7h\x1b" "7\x1b[r\x1b" "8\x1b[?69l");
   EXPECT_EQ(terminal_reset_sequence(kModeAltScreen | kModeOrigin | kModeCursorHidden | kModeAttributes),
             "\x1b[?25h\x1b[?6l\x1b[?1049l\x1b[0m");
   const std::string all = terminal_reset_sequence(kAllTerminalModes);
