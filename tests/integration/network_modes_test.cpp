@@ -398,11 +398,11 @@ TEST_F(NetworkModes, RunAllowWidensOneRunWithinUserAllowAndTheSessionCannotUseIt
   for (As who : {As::Root, As::User}) {
     CommandResult denied = world->cordon_run(config("allowlist-user"), fetch, as(who));
     EXPECT_FALSE(has(denied.output, "hello internet")) << denied.output;
-    EXPECT_TRUE(has(denied.output, "or for one run: cordon run --allow internet.test:8000 ...")) << denied.output;
+    EXPECT_TRUE(has(denied.output, "or for one run: cordon run --network allowlist --allow internet.test:8000 ...")) << denied.output;
 
     clear_records(who);
     CommandResult allowed =
-        world->cordon_run(config("allowlist-user"), fetch, as(who, "--allow internet.test:8000"));
+        world->cordon_run(config("allowlist-user"), fetch, as(who, "--network allowlist --allow internet.test:8000"));  // the hint, as printed
     EXPECT_EQ(allowed.status, 0) << allowed.output;
     EXPECT_TRUE(has(allowed.output, "hello internet")) << allowed.output;
     const std::string record = read_file(latest_record(who));

@@ -212,7 +212,7 @@ std::string egress_summary_line(const EgressDecisions& d, const std::vector<std:
     const std::string destination = e["destination"].get<std::string>();
     line += "; to allow it, add \"" + terminal_safe(destination) + "\" to [network] allow in " + build::kConfigPath;
     if (within_user_allow(destination, user_allow))
-      line += ", or for one run: cordon run --allow " + terminal_safe(destination) + " ...";
+      line += ", or for one run: cordon run --network allowlist --allow " + terminal_safe(destination) + " ...";
     break;
   }
   return line;

@@ -38,7 +38,7 @@ TEST(EgressDecisions, CountsAllowedRefusedAndFailedApartAndKeepsEveryLine) {
   EXPECT_EQ(egress_summary_line(d, {"*.test:443"}),
             "network allowlist: 1 connection(s) allowed, 1 denied, 1 failed (evil.test:443); "
             "to allow it, add \"evil.test:443\" to [network] allow in " +
-                std::string(build::kConfigPath) + ", or for one run: cordon run --allow evil.test:443 ...");
+                std::string(build::kConfigPath) + ", or for one run: cordon run --network allowlist --allow evil.test:443 ...");
   EXPECT_EQ(egress_summary_line(d, {"*.other:443", "evil.test:80"}), egress_summary_line(d));
 }
 
