@@ -74,6 +74,16 @@ std::string write_all(int fd, std::string_view bytes, const std::string& context
   return "";
 }
 
+int write_control_file(const std::string& path, std::string_view value) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return errno;
+  ssize_t n;
+  do n = ::write(fd.get(), value.data(), value.size());
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return errno;
+  return static_cast<size_t>(n) == value.size() ? 0 : EIO;
+}
+
 namespace {
 
 template <typename T>

@@ -27,6 +27,11 @@ std::string read_text_file(const std::string& path);
 // "short write" when a call wrote nothing and set no errno. Never an earlier call's errno.
 std::string write_all(int fd, std::string_view bytes, const std::string& context);
 
+// Writes `value` to an existing kernel control file (cgroupfs, /proc) in one write(2), as the
+// kernel takes one command per write: 0, or the errno of the open or the write (EIO for a
+// short write, which such a file does not do unless it refused part).
+int write_control_file(const std::string& path, std::string_view value);
+
 // The length of the well-formed UTF-8 sequence at `text[at]` (1-4 bytes), or 0 when none
 // starts there (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF; a sequence
 // cut short by the end of `text` is not one).

@@ -16,7 +16,7 @@ std::optional<cgroup::Budget> root_budget_site(const std::string& key, long long
   // hand controllers down from it), but the launches run in a fresh scope made beside it.
   std::vector<cgroup::Hierarchy> hierarchies = cgroup::gather_hierarchies();
   for (auto& h : hierarchies) h.other_members = 0;
-  cgroup::Placement placed = cgroup::place_budget(hierarchies, key, value, 0);
+  cgroup::Placement placed = cgroup::place_budget(hierarchies, key, value, 0, "root");
   if (std::getenv("CORDON_EXPECT_CGROUP_V2") && (!placed.why_not.empty() || placed.budget.version != cgroup::Version::V2))
     ADD_FAILURE() << "expected a cgroup v2 home for " << key << ": " << placed.why_not;
   if (!placed.why_not.empty()) return std::nullopt;

@@ -392,7 +392,7 @@ TEST_F(Limits, SetupUserDelegatesACgroupSoAnOrdinaryUsersBudgetsHold) {
     GTEST_SKIP() << site->parent_dir << " is writable by uid " << user_.uid;
   RunResult before = launch("pids_max = 48\n", {"/bin/true"}, user_);
   EXPECT_EQ(before.exit_code, 125) << before.err;
-  EXPECT_NE(before.err.find("cordon setup-user USER"), std::string::npos) << before.err;
+  EXPECT_NE(before.err.find("cordon setup-user " + user_.name + "`"), std::string::npos) << before.err;
 
   RunOptions as_root;
   as_root.env = base_env(root_identity());

@@ -48,7 +48,8 @@ Placement no_hierarchy_for(const std::vector<Hierarchy>& hierarchies, const std:
 
 // The launcher's own cgroup is not writable: why, and the fix for who this is.
 Placement not_writable(const Hierarchy& chosen, const std::string& limit_key, const std::string& controller,
-                       uid_t uid) {
+                       uid_t uid, const std::string& account) {
+  const std::string setup_user = "`cordon setup-user " + (account.empty() ? std::to_string(uid) : account) + "`";
   Placement p;
   p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen.version) + " directory " +
               chosen.own_dir + " is not writable by uid " + std::to_string(uid);
@@ -62,10 +63,10 @@ Placement not_writable(const Hierarchy& chosen, const std::string& limit_key, co
   else if (chosen.version == Version::V2)
     p.fix =
         "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run "
-        "...), or have root run `cordon setup-user USER` once and start the user's shells in the login cgroup it "
+        "...), or have root run " + setup_user + " once and start the user's shells in the login cgroup it "
         "names";
   else
-    p.fix = "have root run `cordon setup-user USER` once (it delegates a " + controller +
+    p.fix = "have root run " + setup_user + " once (it delegates a " + controller +
             " cgroup to this user), or launch as root";
   return p;
 }
@@ -81,7 +82,7 @@ Placement placed_in(const std::string& parent_dir, const Hierarchy& chosen, cons
 }  // namespace
 
 Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::string& limit_key, long long value,
-                       uid_t uid) {
+                       uid_t uid, const std::string& account) {
   const std::string controller = controller_for(limit_key);
   const Hierarchy* chosen = nullptr;
   // A controller bound to a v1 hierarchy is unavailable to v2, so a v1 match is the only one.
@@ -94,7 +95,7 @@ Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::str
   // delegated to this user can (inputs/cgroup_hierarchy.h: delegated_dir).
   if (!chosen->delegated_dir.empty() && (!chosen->writable || shared))
     return placed_in(chosen->delegated_dir, *chosen, limit_key, controller, value);
-  if (!chosen->writable) return not_writable(*chosen, limit_key, controller, uid);
+  if (!chosen->writable) return not_writable(*chosen, limit_key, controller, uid, account);
   if (shared) {
     Placement p;
     p.why_not = std::to_string(chosen->other_members) + " other processes share the launcher's cgroup " +

@@ -40,7 +40,8 @@ struct Placement {
   std::string why_not;
   std::string fix;
 };
+// `uid` and `account` are the launching user's: a fix names the account `cordon setup-user` takes.
 Placement place_budget(const std::vector<Hierarchy>& hierarchies, const std::string& limit_key, long long value,
-                       uid_t uid);
+                       uid_t uid, const std::string& account);
 
 }  // namespace cordon::cgroup

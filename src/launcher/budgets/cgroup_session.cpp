@@ -21,14 +21,6 @@ namespace cordon::cgroup {
 namespace {
 
 // Writes `value` in one write(2); returns 0 or the errno.
-int write_value(const std::string& path, const std::string& value) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int err = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size()) ? 0 : errno;
-  ::close(fd);
-  return err;
-}
-
 // The number after `key` in a flat keyed file ("max 3\n" in pids.events); 0 when absent.
 long long keyed_value(const std::string& path, const std::string& key) {
   std::istringstream in(read_text_file(path));
@@ -68,7 +60,7 @@ size_t kill_members(const std::string& dir) {
     std::vector<pid_t> left = members(dir);
     if (left.empty()) break;
     if (attempt == 0) found = left.size();
-    if (!by_cgroup || write_value(dir + "/cgroup.kill", "1") != 0)
+    if (!by_cgroup || write_control_file(dir + "/cgroup.kill", "1") != 0)
       for (pid_t pid : left) ::kill(pid, SIGKILL);
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {
     }
@@ -206,7 +198,7 @@ void SessionCgroup::create(const std::vector<Budget>& budgets, const std::string
       for (const auto& s : b.settings) {
         std::string path = session.dir + "/" + s.file;
         if (s.optional && ::access(path.c_str(), F_OK) != 0) continue;
-        if (int err = write_value(path, s.value))
+        if (int err = write_control_file(path, s.value))
           throw Error(errno_text("writing " + s.value + " to " + path + " (limits." + b.limit_key + ")", err),
                       fix_perm);
         std::string back = trim(read_text_file(path));
@@ -243,7 +235,7 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
   if (is_v2_root(parent)) {
     // Enabled for good: others may rely on them as soon as they are on.
     for (const auto& controller : missing)
-      if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller))
+      if (int err = write_control_file(parent + "/cgroup.subtree_control", "+" + controller))
         throw Error(
             errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err),
             "enable it by hand, or add the limit to limits.best_effort");
@@ -255,14 +247,14 @@ void SessionCgroup::enable_v2_controllers(const SessionDir& session, const std::
     throw Error(errno_text("creating " + move.leaf_dir + " for the launcher", errno),
                 "start cordon in a cgroup delegated to this user");
   moves_.push_back(move);
-  if (int err = write_value(move.leaf_dir + "/cgroup.procs", std::to_string(::getpid())))
+  if (int err = write_control_file(move.leaf_dir + "/cgroup.procs", std::to_string(::getpid())))
     throw Error(
         errno_text("moving the launcher into " + move.leaf_dir, err),
         "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run ...)");
   // Its keeper too (gone already, there is nothing to move: ESRCH).
-  if (companion_ > 0) write_value(move.leaf_dir + "/cgroup.procs", std::to_string(companion_));
+  if (companion_ > 0) write_control_file(move.leaf_dir + "/cgroup.procs", std::to_string(companion_));
   for (const auto& controller : missing) {
-    if (int err = write_value(parent + "/cgroup.subtree_control", "+" + controller)) {
+    if (int err = write_control_file(parent + "/cgroup.subtree_control", "+" + controller)) {
       size_t others = members(parent).size();
       throw Error(
           errno_text("enabling the " + controller + " controller in " + parent + "/cgroup.subtree_control", err) +
@@ -278,10 +270,10 @@ void SessionCgroup::in_child(const ChildSide& side) {
   // threadgroup lock a write to cgroup.procs takes: that lock waits out an RCU grace period,
   // 7-15 ms here when launches are spaced out, against about 0.5 ms for `tasks`.
   for (const auto& file : v1_tasks_files_)
-    if (int err = write_value(file, "0"))
+    if (int err = write_control_file(file, "0"))
       throw Error(errno_text("joining the session cgroup " + file, err), "nothing ran");
   if (v2_procs_file_.empty() || side.cloned_into_cgroup) return;
-  if (int err = write_value(v2_procs_file_, "0"))
+  if (int err = write_control_file(v2_procs_file_, "0"))
     throw Error(errno_text("joining the session cgroup " + v2_procs_file_, err), "nothing ran");
 }
 
@@ -317,9 +309,9 @@ CgroupFinish SessionCgroup::clean_up() {
     // its leaf (removed by a later launch once empty).
     if (others) continue;
     for (const auto& controller : move.enabled)
-      write_value(move.parent_dir + "/cgroup.subtree_control", "-" + controller);
-    int err = write_value(move.parent_dir + "/cgroup.procs", std::to_string(::getpid()));
-    if (!err && companion_ > 0) write_value(move.parent_dir + "/cgroup.procs", std::to_string(companion_));
+      write_control_file(move.parent_dir + "/cgroup.subtree_control", "-" + controller);
+    int err = write_control_file(move.parent_dir + "/cgroup.procs", std::to_string(::getpid()));
+    if (!err && companion_ > 0) write_control_file(move.parent_dir + "/cgroup.procs", std::to_string(companion_));
     if (!err) err = remove_dir(move.leaf_dir);
     if (err) report.problems.push_back(errno_text("restoring the launcher's cgroup " + move.parent_dir, err));
   }

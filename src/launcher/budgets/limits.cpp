@@ -53,7 +53,8 @@ LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::
 }
 
 LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
-                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path) {
+                      const std::string& account, const std::vector<cgroup::Hierarchy>& cgroups,
+                      const std::string& config_path) {
   LimitPlan plan;
   // Core dumps could write a copy of the agent's memory (with its tokens) into the workspace.
   plan.rlimits.push_back({kCoreLimit.resource, 0, kCoreLimit.name});
@@ -80,7 +81,7 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits, const Limi
     }
     if (limit->kind == LimitKind::Cgroup) {
       // In bounds: the configuration parser and merge_limit_overrides check every value.
-      cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid);
+      cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid, account);
       if (!placed.why_not.empty()) {
         cannot(key, placed.why_not, placed.fix);
       } else {

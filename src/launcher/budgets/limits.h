@@ -45,11 +45,11 @@ struct LimitLeniency {
 // The defaulted keys a per-run override did not name: an explicit --limit is held strictly.
 LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::string>& overrides);
 
-// Pure. `uid` decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
+// Pure. `uid` (whose name is `account`) decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws
 // cordon::Error when a limit cannot be enforced and is neither best-effort nor defaulted.
 LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
-                      const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
+                      const std::string& account, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
 
 // The budgets as the session file states them, in the order applied.
 LimitsIntent describe_limits(const LimitPlan& plan);

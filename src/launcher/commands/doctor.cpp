@@ -133,8 +133,9 @@ void check_landlock(std::vector<DoctorRow>& rows) {
 // Where memory/pids budgets would live for this user. FAIL only when the configuration asks
 // for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
 void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
-  const passwd* account = ::getpwuid(::getuid());
-  auto hierarchies = cgroup::gather_hierarchies(account ? account->pw_name : "");
+  const passwd* entry = ::getpwuid(::getuid());
+  const std::string account = entry ? entry->pw_name : "";
+  auto hierarchies = cgroup::gather_hierarchies(account);
   for (const auto& limit : kLimitKeys) {
     if (limit.kind != LimitKind::Cgroup) continue;
     const std::string key = limit.name;
@@ -144,7 +145,7 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
     bool configured = config.limits.values.count(key) != 0 && !defaulted;
     bool lenient = std::find(config.limits.best_effort.begin(), config.limits.best_effort.end(), key) !=
                    config.limits.best_effort.end();
-    cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid());
+    cgroup::Placement placed = cgroup::place_budget(hierarchies, key, 1, ::getuid(), account);
     if (placed.why_not.empty()) {
       placed.why_not = cgroup::v2_sharing_problem(placed.budget);
       if (!placed.why_not.empty())

@@ -70,9 +70,8 @@ void give(const std::string& file, const passwd& account) {
 void enable_controllers(const std::string& dir, const std::set<std::string>& controllers) {
   for (const auto& c : controllers) {
     const std::string file = dir + "/cgroup.subtree_control";
-    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd.valid() || !write_all(fd.get(), "+" + c, file).empty())
-      throw Error("could not enable the " + c + " controller in " + file,
+    if (int err = write_control_file(file, "+" + c))
+      throw Error(errno_text("could not enable the " + c + " controller in " + file, err),
                   "no process may live in " + dir + " itself (cgroup v2): move it out, then run this again");
   }
 }

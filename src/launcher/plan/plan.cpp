@@ -100,7 +100,7 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   if (agent_args) s.command.insert(s.command.begin() + 1, profile.args.begin(), profile.args.end());
   s.isolation = plan_isolation(config.filesystem, profile);
   s.limits = plan_limits(merge_limit_overrides(config.limits, request.limit_overrides, config.source.file),
-                         limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.cgroups,
+                         limit_leniency(config.limits, request.limit_overrides), facts.uid, facts.user, facts.cgroups,
                          config.source.file);
   const network::NetworkSection network = network::network_section(s.network);
   s.env = plan_environment(config.environment, profile, facts, network.env);

@@ -80,7 +80,7 @@ TEST(CgroupPlan, IgnoresMembershipsOutsideTheNamespaceOrRemoved) {
 TEST(CgroupPlan, PlacesBudgetsInTheLaunchersOwnV1Cgroups) {
   auto found = hybrid();
   for (auto& h : found) h.writable = true;
-  Placement pids = place_budget(found, "pids_max", 512, 0);
+  Placement pids = place_budget(found, "pids_max", 512, 0, "root");
   ASSERT_EQ(pids.why_not, "");
   EXPECT_EQ(pids.budget.version, Version::V1);
   EXPECT_EQ(pids.budget.parent_dir, "/sys/fs/cgroup/pids");
@@ -88,7 +88,7 @@ TEST(CgroupPlan, PlacesBudgetsInTheLaunchersOwnV1Cgroups) {
   ASSERT_EQ(pids.budget.settings.size(), 1u);
   EXPECT_EQ(pids.budget.settings[0].file, "pids.max");
   EXPECT_EQ(pids.budget.settings[0].value, "512");
-  Placement memory = place_budget(found, "memory_max_bytes", 1 << 30, 0);
+  Placement memory = place_budget(found, "memory_max_bytes", 1 << 30, 0, "root");
   ASSERT_EQ(memory.why_not, "");
   EXPECT_EQ(memory.budget.parent_dir, "/sys/fs/cgroup/memory/jobs/42");
   ASSERT_EQ(memory.budget.settings.size(), 2u);
@@ -101,7 +101,7 @@ TEST(CgroupPlan, PlacesBudgetsInADelegatedV2Cgroup) {
   auto found = locate_hierarchies(kUnifiedCgroup, parse_mountinfo(kUnifiedMounts));
   found[0].controllers = {"cpu", "memory", "pids"};
   found[0].writable = true;
-  Placement memory = place_budget(found, "memory_max_bytes", 4096, 1000);
+  Placement memory = place_budget(found, "memory_max_bytes", 4096, 1000, "dev");
   ASSERT_EQ(memory.why_not, "");
   EXPECT_EQ(memory.budget.version, Version::V2);
   ASSERT_EQ(memory.budget.settings.size(), 2u);
@@ -118,14 +118,14 @@ TEST(CgroupPlan, RefusesAV2CgroupSharedWithOtherProcessesUnlessTheControllerIsHa
   found[0].controllers = {"memory", "pids"};
   found[0].writable = true;
   found[0].other_members = 2;
-  Placement shared = place_budget(found, "pids_max", 64, 0);
+  Placement shared = place_budget(found, "pids_max", 64, 0, "root");
   EXPECT_NE(shared.why_not.find("2 other processes share the launcher's cgroup"), std::string::npos) << shared.why_not;
   EXPECT_NE(shared.fix.find("Delegate=yes"), std::string::npos);
   found[0].subtree_control = {"pids"};
-  EXPECT_EQ(place_budget(found, "pids_max", 64, 0).why_not, "");
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 0, "root").why_not, "");
   found[0].subtree_control.clear();
   found[0].v2_root = true;  // the root is exempt from the rule
-  EXPECT_EQ(place_budget(found, "pids_max", 64, 0).why_not, "");
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 0, "root").why_not, "");
 }
 
 // `cordon setup-user` delegated a cgroup to the user: where the launcher's own cgroup is not
@@ -134,20 +134,20 @@ TEST(CgroupPlan, PlacesBudgetsInTheCgroupSetupUserDelegated) {
   auto found = hybrid();  // nothing of the launcher's own writable
   EXPECT_EQ(found[0].mount_root, "/sys/fs/cgroup/pids");
   found[0].delegated_dir = "/sys/fs/cgroup/pids/cordon/dev";
-  Placement pids = place_budget(found, "pids_max", 64, 1000);
+  Placement pids = place_budget(found, "pids_max", 64, 1000, "dev");
   ASSERT_EQ(pids.why_not, "");
   EXPECT_EQ(pids.budget.parent_dir, "/sys/fs/cgroup/pids/cordon/dev");
   EXPECT_EQ(pids.budget.settings[0].file, "pids.max");
   // A writable own cgroup stays first.
   found[0].writable = true;
-  EXPECT_EQ(place_budget(found, "pids_max", 64, 1000).budget.parent_dir, "/sys/fs/cgroup/pids");
+  EXPECT_EQ(place_budget(found, "pids_max", 64, 1000, "dev").budget.parent_dir, "/sys/fs/cgroup/pids");
 
   auto unified = locate_hierarchies("0::/cordon/dev/login\n", parse_mountinfo(kUnifiedMounts));
   unified[0].controllers = {"memory", "pids"};
   unified[0].writable = true;
   unified[0].other_members = 1;  // the user's shell
   unified[0].delegated_dir = "/sys/fs/cgroup/cordon/dev";
-  Placement memory = place_budget(unified, "memory_max_bytes", 1 << 30, 1000);
+  Placement memory = place_budget(unified, "memory_max_bytes", 1 << 30, 1000, "dev");
   ASSERT_EQ(memory.why_not, "");
   EXPECT_EQ(memory.budget.parent_dir, "/sys/fs/cgroup/cordon/dev");
   EXPECT_EQ(memory.budget.settings[0].file, "memory.max");
@@ -155,11 +155,13 @@ TEST(CgroupPlan, PlacesBudgetsInTheCgroupSetupUserDelegated) {
 
 TEST(CgroupPlan, RefusesWithTheReasonAndAFix) {
   auto found = hybrid();  // nothing writable
-  Placement pids = place_budget(found, "pids_max", 64, 1000);
+  Placement pids = place_budget(found, "pids_max", 64, 1000, "dev");
   EXPECT_NE(pids.why_not.find("/sys/fs/cgroup/pids is not writable by uid 1000"), std::string::npos) << pids.why_not;
-  EXPECT_NE(pids.fix.find("cordon setup-user USER"), std::string::npos) << pids.fix;
+  // The fix names this account, so it can be copied as it stands (a uid when the account has no name).
+  EXPECT_NE(pids.fix.find("have root run `cordon setup-user dev` once"), std::string::npos) << pids.fix;
+  EXPECT_NE(place_budget(found, "pids_max", 64, 1000, "").fix.find("`cordon setup-user 1000`"), std::string::npos);
   // Root that cannot write its cgroup is in a container: "launch as root" is no advice there.
-  Placement in_container = place_budget(found, "pids_max", 64, 0);
+  Placement in_container = place_budget(found, "pids_max", 64, 0, "root");
   EXPECT_EQ(in_container.fix.find("launch as root"), std::string::npos) << in_container.fix;
   EXPECT_NE(in_container.fix.find("--pids-limit"), std::string::npos) << in_container.fix;
   EXPECT_NE(in_container.fix.find("limits.pids_max = 0"), std::string::npos) << in_container.fix;
@@ -167,24 +169,24 @@ TEST(CgroupPlan, RefusesWithTheReasonAndAFix) {
   auto unified = locate_hierarchies(kUnifiedCgroup, parse_mountinfo(kUnifiedMounts));
   unified[0].controllers = {"cpu"};
   unified[0].writable = true;
-  Placement memory = place_budget(unified, "memory_max_bytes", 1 << 30, 1000);
+  Placement memory = place_budget(unified, "memory_max_bytes", 1 << 30, 1000, "dev");
   EXPECT_NE(memory.why_not.find("memory controller is not available"), std::string::npos) << memory.why_not;
   EXPECT_NE(memory.why_not.find("cgroup.controllers: cpu"), std::string::npos) << memory.why_not;
   EXPECT_NE(memory.fix.find("Delegate=yes"), std::string::npos);
 
-  Placement none = place_budget({}, "pids_max", 64, 0);
+  Placement none = place_budget({}, "pids_max", 64, 0, "root");
   EXPECT_NE(none.why_not.find("no mounted cgroup hierarchy"), std::string::npos);
 }
 
 TEST(CgroupPlan, LimitPlanEnforcesPlacedBudgetsAndRefusesTheRest) {
   auto found = hybrid();
   for (auto& h : found) h.writable = h.own_dir == "/sys/fs/cgroup/pids";
-  LimitPlan plan = plan_limits({{"pids_max", 256}}, {}, 0, found, "/etc/cordon/cordon.toml");
+  LimitPlan plan = plan_limits({{"pids_max", 256}}, {}, 0, "root", found, "/etc/cordon/cordon.toml");
   ASSERT_EQ(plan.cgroup_budgets.size(), 1u);
   EXPECT_EQ(plan.cgroup_budgets[0].limit_key, "pids_max");
   EXPECT_NE(std::find(plan.enforced.begin(), plan.enforced.end(), "pids_max"), plan.enforced.end());
-  EXPECT_THROW(plan_limits({{"memory_max_bytes", 1 << 30}}, {}, 0, found, "/etc/cordon/cordon.toml"), Error);
-  LimitPlan lenient = plan_limits({{"memory_max_bytes", 1 << 30}}, LimitLeniency{{"memory_max_bytes"}, {}}, 0, found, "/x.toml");
+  EXPECT_THROW(plan_limits({{"memory_max_bytes", 1 << 30}}, {}, 0, "root", found, "/etc/cordon/cordon.toml"), Error);
+  LimitPlan lenient = plan_limits({{"memory_max_bytes", 1 << 30}}, LimitLeniency{{"memory_max_bytes"}, {}}, 0, "root", found, "/x.toml");
   EXPECT_TRUE(lenient.cgroup_budgets.empty());
   ASSERT_EQ(lenient.not_enforced.size(), 1u);
   EXPECT_NE(lenient.not_enforced[0].find("not writable"), std::string::npos);

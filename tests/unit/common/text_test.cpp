@@ -107,6 +107,13 @@ TEST(WriteAll, WritesEverythingOrNamesTheErrno) {
   ::close(full);
 }
 
+// One write(2) to a file that exists, as a cgroup control file takes it; the errno otherwise.
+TEST(WriteControlFile, OneWriteOrTheErrno) {
+  EXPECT_EQ(write_control_file("/dev/null", "+pids"), 0);
+  EXPECT_EQ(write_control_file("/dev/full", "1"), ENOSPC);
+  EXPECT_EQ(write_control_file("/nonexistent/cordon-test/cgroup.procs", "1"), ENOENT);
+}
+
 TEST(ParseDecimal, DigitsThatFitOnly) {
   EXPECT_EQ(parse_unsigned("0"), 0u);
   EXPECT_EQ(parse_unsigned("18446744073709551615"), 18446744073709551615ull);
