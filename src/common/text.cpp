@@ -57,6 +57,38 @@ std::optional<std::string> read_file(const std::string& path, size_t limit, int*
   return text;
 }
 
+std::optional<std::string> read_regular_file(const std::string& path, size_t limit, struct stat* st, int* err) {
+  int ignored = 0;
+  int& error = err ? *err : ignored;
+  struct stat own {};
+  struct stat& info = st ? *st : own;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid() || ::fstat(fd.get(), &info) != 0) {
+    error = errno;
+    return std::nullopt;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    error = EINVAL;
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = errno;
+      return std::nullopt;
+    }
+    if (n == 0) return text;
+    if (text.size() + static_cast<size_t>(n) > limit) {
+      error = EFBIG;
+      return std::nullopt;
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+}
+
 std::string read_text_file(const std::string& path) { return read_file(path, SIZE_MAX).value_or(""); }
 
 std::string write_all(int fd, std::string_view bytes, const std::string& context) {

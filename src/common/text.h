@@ -1,6 +1,8 @@
 // Small text helpers shared by the launcher, the battery and the probe.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -17,6 +19,13 @@ std::string shell_join(const std::vector<std::string>& words);
 // opened or read. O_NONBLOCK | O_NOCTTY: a FIFO or terminal put in a file's place cannot hang
 // the reader.
 std::optional<std::string> read_file(const std::string& path, size_t limit = 1 << 20, int* err = nullptr);
+
+// A regular file's whole content, opened without following a final symbolic link (O_NOFOLLOW)
+// or blocking on a FIFO: for files a session may have written. nullopt with *err = errno when
+// it cannot be opened or read, EINVAL when it is not a regular file, EFBIG when it holds more
+// than `limit` bytes. `st` (optional) gets its fstat.
+std::optional<std::string> read_regular_file(const std::string& path, size_t limit, struct stat* st = nullptr,
+                                             int* err = nullptr);
 
 // The whole content of a file, or "" when it cannot be read.
 std::string read_text_file(const std::string& path);

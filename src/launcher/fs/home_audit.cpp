@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
+#include "launcher/fs/control_file_place.h"
 #include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
@@ -24,15 +25,12 @@ std::string snapshot_path(const std::string& sessions_dir, const std::string& id
   return sessions_dir + "/" + id + ".control-keys";
 }
 
-std::optional<std::string> read_no_follow(const std::string& path, struct stat* st) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid() || ::fstat(fd.get(), st) != 0 || !S_ISREG(st->st_mode)) return std::nullopt;
-  std::string text;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  if (n < 0) return std::nullopt;
-  return text;
+// What the session left is read up to this (a file of any size would be read whole into
+// memory); past it the file is not one cordon can check, and goes back as it was at launch.
+constexpr size_t kSessionFileBytes = 256U << 20;
+
+std::optional<std::string> read_whole(const std::string& path, struct stat* st) {
+  return read_regular_file(path, SIZE_MAX, st);
 }
 
 // Writes `text` to `path` through a new file in the same directory renamed over it; "" or why not.
@@ -131,18 +129,20 @@ std::string keep_session_version(const std::string& sessions_dir, const std::str
 
 // A file whose control keys cannot be checked goes back whole: the session's version to the
 // quarantine, the launch copy in its place (or, absent at launch, no file).
+// `now_text` null: larger than cordon reads, so not kept.
 void restore_whole(FootholdAudit& audit, const std::string& sessions_dir, const std::string& id,
-                   const std::string& path, const std::string& now_text, const std::string& launch_copy,
+                   const std::string& path, const std::string* now_text, const std::string& launch_copy,
                    const struct stat& st) {
   const std::string unchecked = path + " is not JSON cordon can check after the session";
-  std::string kept;
-  if (std::string failed = keep_session_version(sessions_dir, id, path, now_text, kept); !failed.empty()) {
-    audit.problems.push_back(unchecked + ", and " + failed + ": left as the session wrote it");
-    return;
-  }
+  std::string kept = "not kept (more than " + std::to_string(kSessionFileBytes >> 20) + " MiB)";
+  if (now_text)
+    if (std::string failed = keep_session_version(sessions_dir, id, path, *now_text, kept); !failed.empty()) {
+      audit.problems.push_back(unchecked + ", and " + failed + ": left as the session wrote it");
+      return;
+    }
   struct stat cst {};
   const std::optional<std::string> launch = launch_copy.empty() ? std::optional<std::string>("")
-                                                                : read_no_follow(launch_copy, &cst);
+                                                                : read_whole(launch_copy, &cst);
   std::string failed;
   if (!launch) failed = "its launch copy " + launch_copy + " is unreadable";
   else if (launch_copy.empty()) failed = ::unlink(path.c_str()) == 0 ? "" : errno_text("remove " + path, errno);
@@ -164,13 +164,20 @@ struct SnapshotEntry {
   Json values;
   std::string launch_copy;     // the file's bytes at launch ("": it was absent)
   bool launch_checked = true;  // false: not JSON cordon could check at launch
+  // What the agent opened at the path at launch (fs/control_file_place.h); nullopt in a
+  // snapshot written before cordon recorded it.
+  std::optional<ControlFilePlace> place;
 };
 
 std::optional<SnapshotEntry> snapshot_entry(const Json& entry) {
   if (!entry.is_object() || !entry.contains("pointers") || !entry["pointers"].is_array() || !entry.contains("values") ||
       !entry["values"].is_object())
     return std::nullopt;
-  SnapshotEntry out{{}, entry["values"], "", true};
+  SnapshotEntry out{{}, entry["values"], "", true, std::nullopt};
+  if (entry.contains("place")) {
+    out.place = place_from_json(entry["place"]);
+    if (!out.place) return std::nullopt;
+  }
   if (entry.contains("launch_checked")) {
     if (!entry["launch_checked"].is_boolean()) return std::nullopt;
     out.launch_checked = entry["launch_checked"].get<bool>();
@@ -260,14 +267,17 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
   for (size_t i = 0; i < keys.size(); ++i) {
     const ControlKeys& k = keys[i];
     struct stat st {};
-    std::optional<std::string> text = read_no_follow(home + "/" + k.file, &st);
+    // A link (a dotfile manager's) is read at the file it leads to, as the agent reads it.
+    const ControlFilePlace place = control_file_place(home + "/" + k.file);
+    std::optional<std::string> text = place.resolved.empty() ? std::nullopt : read_whole(place.resolved, &st);
     std::optional<Json> doc = text ? parse_json(*text, nullptr) : std::nullopt;
     // Not JSON cordon can check at launch, or absent (~/.claude/.config.json would replace
     // ~/.claude.json whole): any change the session makes puts it back whole, or removes it.
     Json entry = {{"pointers", k.pointers},
                   {"values", doc ? control_key_values(*doc, k.pointers) : Json::object()},
                   {"launch_checked", doc.has_value()},
-                  {"launch_copy", nullptr}};
+                  {"launch_copy", nullptr},
+                  {"place", place_json(place)}};
     // The whole file too: what the session leaves may be JSON that cordon cannot check (and
     // the agent's parser reads anyway); then the file goes back whole.
     if (text) {
@@ -284,58 +294,91 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
   return write_all(fd.get(), files.dump() + "\n", "write " + path);
 }
 
+namespace {
+
+// What the agent would open at `path` is not what was there at launch, and is no file cordon
+// can check (a link the session made or turned elsewhere, a FIFO...): removed, with the launch
+// state put back where it can be (fs/control_file_place.h).
+void remove_planted_node(FootholdAudit& audit, const std::string& path, const ControlFilePlace& now,
+                         const SnapshotEntry& entry) {
+  const ControlFilePlace& launch = *entry.place;
+  const std::string what = describe_place(now) + " (at launch: " + describe_place(launch) + ")";
+  std::string failed = remove_planted(path, now, launch);
+  if (failed.empty() && launch.kind == ControlFilePlace::Kind::File && !entry.launch_copy.empty()) {
+    struct stat cst {}, dir {};
+    const std::optional<std::string> copy = read_whole(entry.launch_copy, &cst);
+    // Its owner is the directory's (a root launch puts a user's file back as theirs).
+    const std::string parent = path.substr(0, path.rfind('/'));
+    if (::stat(parent.c_str(), &dir) != 0) dir.st_uid = ::getuid(), dir.st_gid = ::getgid();
+    failed = copy ? replace_file(path, *copy, 0600, dir.st_uid, dir.st_gid)
+                  : "its launch copy " + entry.launch_copy + " is unreadable";
+  }
+  if (!failed.empty()) audit.problems.push_back(path + " is " + what + ": " + failed);
+  else audit.items.push_back({"state-file", path, "", "not a file: " + what});
+}
+
+// One control-key file after the session: its keys back to their launch values, or the file
+// back whole, or what was planted in its place removed.
+void audit_control_file(FootholdAudit& audit, const std::string& sessions_dir, const std::string& id,
+                        const std::string& path, const SnapshotEntry& entry) {
+  const ControlFilePlace now = control_file_place(path);
+  if (now.kind == ControlFilePlace::Kind::Absent) return;  // removed during the session: nothing of it will run
+  const bool same_place = !entry.place || now == *entry.place;
+  const bool launch_link = entry.place && entry.place->kind == ControlFilePlace::Kind::Link;
+  if (!same_place && (now.kind != ControlFilePlace::Kind::File || launch_link))
+    return remove_planted_node(audit, path, now, entry);
+  if (now.resolved.empty()) return;  // the same dangling link or node as at launch: nothing to read
+  const std::string& file = now.resolved;  // the regular file the agent reads (a link's target)
+  struct stat st {};
+  int err = 0;
+  std::optional<std::string> now_text = read_regular_file(file, kSessionFileBytes, &st, &err);
+  if (!now_text) {
+    if (err == EFBIG) restore_whole(audit, sessions_dir, id, file, nullptr, entry.launch_copy, st);
+    else audit.problems.push_back(errno_text(file + " could not be read for its control keys", err));
+    return;
+  }
+  // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
+  std::optional<Json> parsed = parse_json(*now_text, nullptr);
+  if (!entry.launch_checked) {
+    struct stat cst {};
+    if (read_whole(entry.launch_copy, &cst) != now_text)
+      restore_whole(audit, sessions_dir, id, file, &*now_text, entry.launch_copy, st);
+    return;
+  }
+  if (!parsed || !parsed->is_object()) {
+    // Not JSON cordon can check (too deep, a number out of range, invalid UTF-8, a lone
+    // surrogate...), yet the agent's own parser may read it and find what the session
+    // planted: the file goes back whole, as it was at launch.
+    return restore_whole(audit, sessions_dir, id, file, &*now_text, entry.launch_copy, st);
+  }
+  const Json now_values = control_key_values(*parsed, entry.pointers);
+  const std::vector<std::string> changed = granting_changes(entry.values, now_values);
+  if (changed.empty()) return;
+  std::string kept;
+  if (std::string failed = keep_session_version(sessions_dir, id, file, *now_text, kept); !failed.empty())
+    return audit.problems.push_back(failed + ": its control keys were left as the session wrote them");
+  std::string detail;
+  for (const auto& p : changed) detail += (detail.empty() ? "" : ", ") + p;
+  const Json restored = with_control_keys(*parsed, entry.pointers, values_to_restore(entry.values, now_values));
+  if (std::string why = replace_file(file, restored.dump(2) + "\n", st.st_mode, st.st_uid, st.st_gid); !why.empty())
+    return audit.problems.push_back(why + ": its control keys (" + detail + ") were left as the session wrote them");
+  audit.items.push_back({"state-key", file, kept, detail});
+}
+
+}  // namespace
+
 FootholdAudit restore_control_keys(const std::string& sessions_dir, const std::string& id) {
   FootholdAudit audit;
   const std::string snapshot = snapshot_path(sessions_dir, id);
   struct stat sst {};
-  std::optional<std::string> text = read_no_follow(snapshot, &sst);
+  std::optional<std::string> text = read_whole(snapshot, &sst);
   if (!text) return audit;  // a profile without control keys, or a launch that never got this far
   const std::optional<std::vector<std::pair<std::string, SnapshotEntry>>> entries = snapshot_entries(*text);
   if (!entries) {
     audit.problems.push_back(snapshot + " is unreadable: the agent's control keys were not checked");
     return audit;
   }
-  for (const auto& [path, entry] : *entries) {
-    const std::vector<std::string>& pointers = entry.pointers;
-    const Json& launch = entry.values;
-    struct stat st {};
-    std::optional<std::string> now_text = read_no_follow(path, &st);
-    if (!now_text) continue;  // removed during the session: nothing of it will run
-    // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
-    std::optional<Json> parsed = parse_json(*now_text, nullptr);
-    if (!entry.launch_checked) {
-      struct stat cst {};
-      if (read_no_follow(entry.launch_copy, &cst) != now_text)
-        restore_whole(audit, sessions_dir, id, path, *now_text, entry.launch_copy, st);
-      continue;
-    }
-    if (!parsed || !parsed->is_object()) {
-      // Not JSON cordon can check (too deep, a number out of range, invalid UTF-8, a lone
-      // surrogate...), yet the agent's own parser may read it and find what the session
-      // planted: the file goes back whole, as it was at launch.
-      restore_whole(audit, sessions_dir, id, path, *now_text, entry.launch_copy, st);
-      continue;
-    }
-    Json& doc = *parsed;
-    const Json now = control_key_values(doc, pointers);
-    const std::vector<std::string> changed = granting_changes(launch, now);
-    if (changed.empty()) continue;
-    std::string kept;
-    if (std::string failed = keep_session_version(sessions_dir, id, path, *now_text, kept); !failed.empty()) {
-      audit.problems.push_back(failed + ": its control keys were left as the session wrote them");
-      continue;
-    }
-    std::string detail;
-    for (const auto& p : changed) detail += (detail.empty() ? "" : ", ") + p;
-    if (std::string why = replace_file(path,
-                                       with_control_keys(doc, pointers, values_to_restore(launch, now)).dump(2) + "\n",
-                                       st.st_mode, st.st_uid, st.st_gid);
-        !why.empty()) {
-      audit.problems.push_back(why + ": its control keys (" + detail + ") were left as the session wrote them");
-      continue;
-    }
-    audit.items.push_back({"state-key", path, kept, detail});
-  }
+  for (const auto& [path, entry] : *entries) audit_control_file(audit, sessions_dir, id, path, entry);
   for (const auto& [path, entry] : *entries)
     if (!entry.launch_copy.empty()) ::unlink(entry.launch_copy.c_str());
   ::unlink(snapshot.c_str());
@@ -360,6 +403,10 @@ std::string readable_pointer(const std::string& pointer) {
 }
 
 std::string control_key_line(const AuditItem& item) {
+  if (item.kind == "state-file" && item.detail.rfind("not a file: ", 0) == 0)
+    return item.path + ", which the agent follows or reads for what to run, was " + item.detail.substr(12) +
+           (item.detail.find("(at launch: nothing)") != std::string::npos ? ": removed"
+                                                                          : ": removed, and what was there at launch put back");
   if (item.kind == "state-file" && item.detail.rfind("removed", 0) == 0)
     return "the session created " + item.path +
            ", which the agent reads for what to run (absent at launch): removed; the session's version is " +

@@ -5,7 +5,9 @@
 // like the file they come from); after the sandbox is gone (and, for a SIGKILLed launcher, at
 // the sweep) any change to them is undone: the keys get their launch values back, the rest of
 // what the session wrote stays, and the session's version is kept in
-// STATE/quarantine/SESSION/ for review. Nothing is followed: the file is opened O_NOFOLLOW and
+// STATE/quarantine/SESSION/ for review. The audit decides on what the agent opens there, which
+// follows links (fs/control_file_place.h): a user's link is audited at the file behind it, a
+// link or node the session planted is removed. Each file read is opened O_NOFOLLOW and
 // replaced by a rename in its own directory.
 #pragma once
 

@@ -140,16 +140,6 @@ std::optional<Snapshot> parse_snapshot(const std::string& text) {
   return s;
 }
 
-std::optional<std::string> read_snapshot(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  std::string text;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  return n < 0 ? std::nullopt : std::optional<std::string>(text);
-}
-
 }  // namespace
 
 SteeringListing list_steering_state(const std::string& home, const std::vector<std::string>& patterns) {
@@ -188,7 +178,8 @@ std::string snapshot_steering_state(const std::string& sessions_dir, const std::
 
 FootholdAudit report_steering_changes(const std::string& sessions_dir, const std::string& id) {
   const std::string path = snapshot_path(sessions_dir, id);
-  std::optional<std::string> text = read_snapshot(path);
+  // cordon's own file in the state directory; the listing it holds is bounded far below this.
+  std::optional<std::string> text = read_regular_file(path, 64U << 20);
   if (!text) return {};  // a profile without memory, or a launch that never got this far
   std::optional<Snapshot> snapshot = parse_snapshot(*text);
   FootholdAudit audit;
