@@ -91,6 +91,13 @@ class OperatorPty {
     return t;
   }
   bool cooked() const { return (settings().c_lflag & (ICANON | ECHO)) == (original_.c_lflag & (ICANON | ECHO)); }
+  // What a shell's line editor sets (no canonical input, no echo; signals and output processing
+  // kept), as bash's readline does once it has its terminal back.
+  void set_line_editor_mode() {
+    termios t = original_;
+    t.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    ASSERT_EQ(::tcsetattr(slave_, TCSANOW, &t), 0);
+  }
 
   // Waits (bounded) for cordon to exit; its exit code, or -1 on timeout.
   int wait_exit(int timeout_ms = 30000) {
@@ -366,6 +373,26 @@ TEST_P(Terminal, TheOperatorsTerminalIsRestoredAfterTheSession) {
 // whole process group is killed (the keeper is in a session of its own).
 TEST_P(Terminal, TheTerminalIsRestoredAfterCordonIsSigkilled) { expect_restored_after_sigkill(false); }
 TEST_P(Terminal, TheTerminalIsRestoredAfterCordonsWholeProcessGroupIsSigkilled) { expect_restored_after_sigkill(true); }
+
+// A shell whose job died of a signal restores its own settings (bash does), and its line
+// editor may hold the terminal before the keeper acts: the keeper then leaves the settings as
+// the shell set them (putting the saved ones over them echoed the next line twice), and still
+// undoes the modes. The control is the test above: a terminal still raw gets them back.
+TEST_P(Terminal, TheKeeperLeavesATerminalTheShellAlreadyTookBack) {
+  auto t = start({"/bin/sh", "-c", kModesThenWait});
+  ASSERT_TRUE(t->read_until("READY")) << t->out();
+  ASSERT_FALSE(t->cooked());
+  t->set_line_editor_mode();
+  const size_t before_kill = t->out().size();
+  ::kill(t->pid(), SIGKILL);
+  EXPECT_EQ(t->wait_exit(), 128 + SIGKILL);
+  ASSERT_TRUE(t->read_until("\x1b[?1049l", 5000, before_kill)) << t->out().substr(before_kill);
+  for (int i = 0; i < 100 && processes_named_on("cordon-tty", t->device()) > 0; ++i) t->pump(20);
+  EXPECT_EQ(processes_named_on("cordon-tty", t->device()), 0);
+  const termios now = t->settings();
+  EXPECT_EQ(now.c_lflag & (ICANON | ECHO), 0U) << "the keeper put its saved settings over the shell's";
+  EXPECT_NE(now.c_lflag & ISIG, 0U);
+}
 
 void Terminal::expect_restored_after_sigkill(bool whole_group) {
   auto t = start({"/bin/sh", "-c", kModesThenWait});

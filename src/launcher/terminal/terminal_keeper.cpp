@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/terminal/output_filter.h"
 
 namespace cordon::terminal {
@@ -16,22 +17,22 @@ namespace {
 
 constexpr size_t kSharedBytes = 4096;
 
-void write_all(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
+// Whether the terminal is still in the raw mode the relay set (cfmakeraw: no canonical input,
+// no signals, no output processing). A shell whose job died of a signal restores its own
+// settings first (bash does), and its line editor may already hold the terminal.
+bool still_raw(int terminal_fd) {
+  termios now {};
+  if (::tcgetattr(terminal_fd, &now) != 0) return false;
+  return (now.c_lflag & (ICANON | ISIG | ECHO)) == 0 && (now.c_oflag & OPOST) == 0;
 }
 
 // After the launcher's death, in the keeper: the terminal (at 3) back to blocking writes,
-// the modes that were on undone, the saved settings put back.
+// the modes that were on undone, the saved settings put back unless the shell already took
+// the terminal back (putting them over its line editor's echoed its first line twice).
 void restore(int terminal_fd, const termios& saved, int restore_flags, const std::atomic<uint32_t>* modes) {
   ::fcntl(terminal_fd, F_SETFL, restore_flags >= 0 ? restore_flags : (::fcntl(terminal_fd, F_GETFL) & ~O_NONBLOCK));
-  write_all(terminal_fd, terminal_reset_sequence(modes->load(std::memory_order_relaxed)));
-  ::tcsetattr(terminal_fd, TCSADRAIN, &saved);
+  write_all(terminal_fd, terminal_reset_sequence(modes->load(std::memory_order_relaxed)), "");
+  if (still_raw(terminal_fd)) ::tcsetattr(terminal_fd, TCSADRAIN, &saved);
 }
 
 }  // namespace
