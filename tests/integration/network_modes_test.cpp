@@ -413,6 +413,11 @@ TEST_F(NetworkModes, RunAllowWidensOneRunWithinUserAllowAndTheSessionCannotUseIt
     EXPECT_EQ(outside.status, 125) << outside.output;
     EXPECT_TRUE(has(outside.output, "--allow lan.test:8080 is not within [network] user_allow (*.test:8000)"))
         << outside.output;
+    // Without the port the pattern names: refused, with the rule that fits.
+    CommandResult portless = world->cordon_run(config("allowlist-user"), "/bin/true", as(who, "--allow internet.test"));
+    EXPECT_EQ(portless.status, 125) << portless.output;
+    EXPECT_TRUE(has(portless.output, "the pattern *.test:8000 does: --allow internet.test:8000 is within it"))
+        << portless.output;
     CommandResult jailed = world->cordon_run(config("jail"), "/bin/true", as(who, "--allow internet.test:8000"));
     EXPECT_EQ(jailed.status, 125) << jailed.output;
     EXPECT_TRUE(has(jailed.output, "--allow adds to the allow-list of network.mode = \"allowlist\"")) << jailed.output;

@@ -190,7 +190,7 @@ void check_crashed_sessions(const Config& config, std::vector<DoctorRow>& rows) 
     return;
   }
   std::vector<std::string> crashed = crashed_session_ids(dir);
-  std::string detail = crashed.empty() ? "no crashed session in " + dir
+  std::string detail = crashed.empty() ? "none left to sweep in " + dir + " (a swept one stays listed as crashed)"
                                        : std::to_string(crashed.size()) + " crashed session(s) not swept in " + dir +
                                              ": " + crashed.front() + (crashed.size() > 1 ? " ..." : "");
   rows.push_back({crashed.empty() ? DoctorStatus::Pass : DoctorStatus::Warn, "crashed sessions", detail,
