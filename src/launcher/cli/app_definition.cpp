@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "launcher/cli/exit_table.h"
+#include "launcher/commands/version.h"
 #include "launcher/inputs/paths.h"
 
 namespace cordon {
@@ -173,7 +174,10 @@ std::string help_footer() {
 }  // namespace
 
 void define_cordon_app(CLI::App& app, Commands& c, const std::string& named) {
-  app.set_version_flag("--version", std::string("cordon ") + build::kVersion);
+  // The report runs bwrap and pasta --version: made only when asked for.
+  app.set_version_flag(
+      "--version", [] { return without_last_newline(version_report(gather_version_facts())); },
+      "Print cordon's version and commit and the bwrap and pasta it finds (for a bug report), then exit");
   app.require_subcommand(1);
   app.add_option("--config", c.config_path,
                  std::string("TEST BUILD ONLY: another configuration file (a release reads only ") +
