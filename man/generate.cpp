@@ -1,13 +1,15 @@
-// Writes the man pages at build time (CMakeLists.txt runs it; nothing installs it):
-//   cordon_man_generator MANDIR CONFIGURATION_MD CORDON_BATTERY CORDON_PROBE
-// MANDIR/man1/cordon.1 from the command-line definition linked into cordon itself,
-// MANDIR/man5/cordon.toml.5 from docs/configuration.md, MANDIR/man8/cordon-battery.8 and
-// cordon-probe.8 from what the built helpers print for --help.
+// Writes the man pages and the bash completion at build time (CMakeLists.txt runs it; nothing
+// installs it):
+//   cordon_man_generator MANDIR COMPLETION CONFIGURATION_MD CORDON_BATTERY CORDON_PROBE
+// MANDIR/man1/cordon.1 and the completion script COMPLETION from the command-line definition
+// linked into cordon itself, MANDIR/man5/cordon.toml.5 from docs/configuration.md,
+// MANDIR/man8/cordon-battery.8 and cordon-probe.8 from what the built helpers print for --help.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "launcher/cli/bash_completion.h"
 #include "launcher/cli/cli_catalog.h"
 #include "launcher/cli/man_pages.h"
 #include "launcher/process/subprocess.h"
@@ -39,21 +41,22 @@ std::string help_of(const std::string& helper) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: cordon_man_generator MANDIR CONFIGURATION_MD CORDON_BATTERY CORDON_PROBE\n";
+  if (argc != 6) {
+    std::cerr << "usage: cordon_man_generator MANDIR COMPLETION CONFIGURATION_MD CORDON_BATTERY CORDON_PROBE\n";
     return 64;
   }
   try {
     const std::filesystem::path dir = argv[1];
     const std::vector<cordon::CliCommand> catalog = cordon::cli_catalog();
     write_page(dir / "man1/cordon.1", cordon::cordon_man_page(catalog));
-    write_page(dir / "man5/cordon.toml.5", cordon::config_man_page(read_whole(argv[2])));
+    write_page(argv[2], cordon::bash_completion_script(catalog, cordon::completion_values()));
+    write_page(dir / "man5/cordon.toml.5", cordon::config_man_page(read_whole(argv[3])));
     write_page(dir / "man8/cordon-battery.8",
                cordon::helper_man_page("cordon-battery", "check from inside a cordon sandbox that its defences hold",
-                                       help_of(argv[3])));
+                                       help_of(argv[4])));
     write_page(
         dir / "man8/cordon-probe.8",
-        cordon::helper_man_page("cordon-probe", "attempt breakouts from inside a cordon sandbox", help_of(argv[4])));
+        cordon::helper_man_page("cordon-probe", "attempt breakouts from inside a cordon sandbox", help_of(argv[5])));
   } catch (const std::exception& e) {
     std::cerr << "cordon_man_generator: " << e.what() << "\n";
     return 1;

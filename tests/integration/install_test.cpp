@@ -1,5 +1,5 @@
-// `cmake --install` lays out bin/, libexec/cordon/, share/doc/cordon/, the man pages and the
-// fixed config path, and never overwrites an operator's configuration;
+// `cmake --install` lays out bin/, libexec/cordon/, share/doc/cordon/, the man pages, the bash
+// completion and the fixed config path, and never overwrites an operator's configuration;
 // `--strip` (as scripts/quickstart installs) leaves no symbol table in the binaries.
 // scripts/quickstart itself runs against a stand-in cmake. Staged with DESTDIR; nothing
 // touches the host.
@@ -131,9 +131,9 @@ TEST(Install, HelpNamesTheExitCodesAndTheInstalledDocs) {
   EXPECT_NE(shim.out.find("any other failure"), std::string::npos) << shim.out;
 }
 
-// The man pages the build writes are installed where man looks under the prefix, and are the
-// build tree's own.
-TEST(Install, ManPages) {
+// The man pages and the bash completion the build writes are installed where man and
+// bash-completion look under the prefix, and are the build tree's own.
+TEST(Install, ManPagesAndBashCompletion) {
   TempDir stage("/tmp/cordon-install-");
   ASSERT_EQ(install(stage.path()).exit_code, 0);
   const std::string prefix = stage.path() + "/opt/cordon";
@@ -142,6 +142,9 @@ TEST(Install, ManPages) {
     EXPECT_EQ(read_file(prefix + "/share/man/" + page), read_file(std::string(CORDON_BUILD_DIR) + "/share/man/" + page))
         << page;
   }
+  const std::string completion = "/share/bash-completion/completions/cordon";
+  EXPECT_EQ(mode_of(prefix + completion), 0644u);
+  EXPECT_NE(read_file(prefix + completion).find("complete -F _cordon cordon"), std::string::npos);
 }
 
 // scripts/quickstart against a stand-in cmake that prints 200 lines a step and "installs" a
