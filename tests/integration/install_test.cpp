@@ -1,7 +1,8 @@
-// `cmake --install` lays out bin/, libexec/cordon/, share/doc/cordon/ and the fixed config
-// path, and never overwrites an operator's configuration; `--strip` (as scripts/quickstart
-// installs) leaves no symbol table in the binaries. scripts/quickstart itself runs against a
-// stand-in cmake. Staged with DESTDIR; nothing touches the host.
+// `cmake --install` lays out bin/, libexec/cordon/, share/doc/cordon/, the man pages, the bash
+// completion and the fixed config path, and never overwrites an operator's configuration;
+// `--strip` (as scripts/quickstart installs) leaves no symbol table in the binaries.
+// scripts/quickstart itself runs against a stand-in cmake. Staged with DESTDIR; nothing
+// touches the host.
 #include <elf.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -128,6 +129,22 @@ TEST(Install, HelpNamesTheExitCodesAndTheInstalledDocs) {
   EXPECT_NE(verify.out.find("\n  " + std::to_string(kExitInconclusive) + " "), std::string::npos) << verify.out;
   RunResult shim = run({prefix + "/bin/cordon", "shim", "install", "--help"}, o);
   EXPECT_NE(shim.out.find("any other failure"), std::string::npos) << shim.out;
+}
+
+// The man pages and the bash completion the build writes are installed where man and
+// bash-completion look under the prefix, and are the build tree's own.
+TEST(Install, ManPagesAndBashCompletion) {
+  TempDir stage("/tmp/cordon-install-");
+  ASSERT_EQ(install(stage.path()).exit_code, 0);
+  const std::string prefix = stage.path() + "/opt/cordon";
+  for (const char* page : {"man1/cordon.1", "man5/cordon.toml.5", "man8/cordon-battery.8", "man8/cordon-probe.8"}) {
+    EXPECT_EQ(mode_of(prefix + "/share/man/" + page), 0644u) << page;
+    EXPECT_EQ(read_file(prefix + "/share/man/" + page), read_file(std::string(CORDON_BUILD_DIR) + "/share/man/" + page))
+        << page;
+  }
+  const std::string completion = "/share/bash-completion/completions/cordon";
+  EXPECT_EQ(mode_of(prefix + completion), 0644u);
+  EXPECT_NE(read_file(prefix + completion).find("complete -F _cordon cordon"), std::string::npos);
 }
 
 // scripts/quickstart against a stand-in cmake that prints 200 lines a step and "installs" a

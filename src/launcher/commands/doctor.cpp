@@ -21,6 +21,7 @@
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
+#include "launcher/commands/host_tools.h"
 #include "launcher/commands/shim.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
@@ -35,11 +36,6 @@
 namespace cordon {
 namespace {
 
-std::string first_line(const std::string& text) {
-  auto end = text.find('\n');
-  return end == std::string::npos ? text : text.substr(0, end);
-}
-
 // "bubblewrap 0.8.0" -> {0, 8, 0}
 bool version_at_least(const std::string& text, int major, int minor) {
   int a = 0, b = 0, c = 0;
@@ -49,13 +45,14 @@ bool version_at_least(const std::string& text, int major, int minor) {
   return a > major || (a == major && b >= minor);
 }
 
-void check_bwrap(const std::string& bwrap, const Config& config, std::vector<DoctorRow>& rows) {
+void check_bwrap(const HostTool& found, const Config& config, std::vector<DoctorRow>& rows) {
+  const std::string& bwrap = found.path;
   if (bwrap.empty()) {
-    rows.push_back({DoctorStatus::Fail, "bubblewrap", "bwrap not found in /usr/bin, /usr/local/bin, /bin",
+    rows.push_back({DoctorStatus::Fail, "bubblewrap", "bwrap not found in " + system_binary_dirs_text(),
                     "apt-get install bubblewrap"});
     return;
   }
-  std::string version = first_line(run_capture({bwrap, "--version"}).output);
+  const std::string& version = found.version;
   bool new_enough = version_at_least(version, 0, 8);
   rows.push_back({new_enough ? DoctorStatus::Pass : DoctorStatus::Fail, "bubblewrap",
                   bwrap + " (" + version + ")" + (new_enough ? ", has --disable-userns" : ""),
@@ -109,17 +106,11 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
   if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source.file);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
-  std::string pasta = find_system_binary("pasta");
-  std::string version = pasta.empty() ? "" : first_line(run_capture({pasta, "--version"}).output);
-  // Debian's 2023 pasta prints "pasta unknown version": its package says which it is.
-  if (version.find("unknown version") != std::string::npos) {
-    const std::string dpkg = find_system_binary("dpkg-query");
-    const std::string package = dpkg.empty() ? ""
-                                             : first_line(run_capture({dpkg, "-W", "-f=${Version}", "passt"}).output);
-    if (!package.empty()) version = "package passt " + package + "; pasta itself prints no version";
-  }
-  rows.push_back({pasta.empty() ? missing : DoctorStatus::Pass, "pasta",
-                  pasta.empty() ? "pasta not found" : pasta + " (" + version + ")", "apt-get install passt"});
+  const HostTool pasta = find_host_tool("pasta", "passt");
+  rows.push_back(
+      {pasta.path.empty() ? missing : DoctorStatus::Pass, "pasta",
+       pasta.path.empty() ? "pasta not found in " + system_binary_dirs_text() : pasta.path + " (" + pasta.version + ")",
+       "apt-get install passt"});
 }
 
 void check_landlock(std::vector<DoctorRow>& rows) {
@@ -228,7 +219,7 @@ const char* label(DoctorStatus s) {
 std::vector<DoctorRow> run_doctor(const Config& config, const std::string& config_problem) {
   std::vector<DoctorRow> rows;
   rows.push_back(configuration_row(config, config_problem));
-  check_bwrap(find_system_binary("bwrap"), config, rows);
+  check_bwrap(find_host_tool("bwrap", "bubblewrap"), config, rows);
   check_mask_source(rows);
   check_seccomp(rows);
   check_network(config, rows);

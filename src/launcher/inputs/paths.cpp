@@ -27,10 +27,15 @@ std::string libexec_dir(const std::string& bin_dir) {
 
 std::string doc_dir(const std::string& bin_dir) { return real_path(bin_dir + "/" + build::kDocFromBin); }
 
+std::string system_binary_dirs_text() {
+  std::string text;
+  for (const char* dir : kSystemBinaryDirs) text += (text.empty() ? "" : ", ") + std::string(dir);
+  return text;
+}
+
 std::string find_system_binary(const std::string& name) {
-  // A fixed search list: an attacker-influenced $PATH must not choose the sandbox runtime.
-  for (const char* dir : {"/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/", "/sbin/"}) {
-    std::string candidate = std::string(dir) + name;
+  for (const char* dir : kSystemBinaryDirs) {
+    std::string candidate = std::string(dir) + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};

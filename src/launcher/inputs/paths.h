@@ -16,7 +16,14 @@ std::string libexec_dir(const std::string& bin_dir = launcher_dir());
 // when there is none (a build tree).
 std::string doc_dir(const std::string& bin_dir = launcher_dir());
 
-// First existing executable among fixed system locations (no $PATH lookup), or "".
+// The fixed system locations find_system_binary searches, in order: an attacker-influenced
+// $PATH must not choose the sandbox runtime.
+inline constexpr const char* kSystemBinaryDirs[] = {"/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin", "/sbin"};
+
+// kSystemBinaryDirs as one phrase for a message: "/usr/bin, /usr/local/bin, ...".
+std::string system_binary_dirs_text();
+
+// First existing executable among kSystemBinaryDirs (no $PATH lookup), or "".
 std::string find_system_binary(const std::string& name);
 
 // realpath(3) or "" when the path does not resolve.

@@ -5,6 +5,7 @@
 #include "common/text.h"
 #include "launcher/fs/filesystem_checks.h"
 #include "launcher/fs/gitconfig.h"
+#include "launcher/inputs/paths.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/plan/session_intent.h"
 #include "launcher/section/dangerous_paths.h"
@@ -29,7 +30,7 @@ void check_workspace(const Config& config, const LaunchRequest& request, const C
 void validate(const Config& config, const LaunchRequest& request, const AgentProfile& profile, const HostFacts& f) {
   if (f.bwrap_path.empty())
     throw Error("bubblewrap (bwrap) is not installed",
-                "install it: apt-get install bubblewrap (cordon looks in /usr/bin, /usr/local/bin, /bin)");
+                "install it: apt-get install bubblewrap (cordon looks in " + system_binary_dirs_text() + ")");
   check_workspace(config, request, [&] { refuse_unusable_workspace(f); });
   if (!f.mounts_unreadable.empty())
     throw Error(f.mounts_unreadable +
