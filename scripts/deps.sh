@@ -11,8 +11,9 @@ CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # podman, runc and mmdebstrap: the devcontainer image test (devcontainer_image_test.cpp) builds
 # its base from a Debian rootfs and runs the container with runc.
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): the fuzz tests (tests/fuzz/).
+# groff-base: the man pages' rendering check (tests/unit/cli/man_pages_test.cpp).
 CORDON_TEST_PACKAGES="iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
-podman runc mmdebstrap clang-14 libclang-rt-14-dev"
+podman runc mmdebstrap clang-14 libclang-rt-14-dev groff-base"
 # Used by the real-agent tests (tests/agents/install.sh, agents_test.cpp): Node.js 20 or later
 # and its npm, which installs the pinned agents from the npm registry. Debian 12's own nodejs is
 # 18, too old for gemini-cli 0.61, and Debian's separate npm package conflicts with NodeSource's
