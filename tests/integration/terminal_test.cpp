@@ -603,6 +603,10 @@ TEST_P(Terminal, FilterOutputWithATerminalFiltersThePipeToo) {
   ASSERT_TRUE(t->read_until("DONE")) << t->out();
   EXPECT_EQ(t->out().find("\x1b]52"), std::string::npos) << ::testing::PrintToString(t->out());
   EXPECT_NE(t->out().find("out--\x1b[31mred"), std::string::npos) << ::testing::PrintToString(t->out());
+  // The end line counts the pipe's drops too (stdout's clipboard write and title, beside
+  // stderr's on the pty); before, what --filter-output dropped was never named.
+  EXPECT_NE(t->out().find("dropped what the sandbox wrote of: clipboard 2"), std::string::npos)
+      << ::testing::PrintToString(t->out());
 }
 
 INSTANTIATE_TEST_SUITE_P(As, Terminal, ::testing::Values(Who::Root, Who::User), who_name);

@@ -442,12 +442,19 @@ void finish_stages_then_open_gate(const SandboxPlan& plan, const std::vector<Lau
   open_command_gate(d);
 }
 
+// The filter's drops by class name, for the receipt (and the line on a terminal at the end).
+std::map<std::string, uint64_t> dropped_by_name(const std::array<uint64_t, kTerminalClassCount>& dropped) {
+  std::map<std::string, uint64_t> out;
+  for (size_t i = 0; i < kTerminalClassCount; ++i)
+    if (dropped[i]) out[terminal_class_name(static_cast<TerminalClass>(i))] = dropped[i];
+  return out;
+}
+
 // The private terminal's report, for the receipt.
 TerminalOutcome terminal_outcome(const terminal::RelayReport& report) {
   TerminalOutcome out;
   out.relayed = true;
-  for (size_t i = 0; i < kTerminalClassCount; ++i)
-    if (report.dropped[i]) out.dropped[terminal_class_name(static_cast<TerminalClass>(i))] = report.dropped[i];
+  out.dropped = dropped_by_name(report.dropped);
   out.bytes_to_operator = report.bytes_to_operator;
   out.bytes_from_operator = report.bytes_from_operator;
   out.output_cut = report.output_cut;
@@ -481,7 +488,8 @@ Supervision start_and_supervise(const SandboxPlan& plan, const std::vector<Launc
     Supervision ended = supervise(child, signals.watched(), plan.limits.wall_clock_seconds, started,
                                   d.status_read.get(), relays);
     if (relay) outcome.terminal = terminal_outcome(relay->finish());
-    if (relays.pipes) relays.pipes->finish();
+    if (relays.pipes)  // --filter-output: its drops add to the relay's (a pipe beside the pty)
+      for (const auto& [name, count] : dropped_by_name(relays.pipes->finish())) outcome.terminal.dropped[name] += count;
     return ended;
   } catch (...) {
     if (relay) relay->finish();

@@ -106,11 +106,11 @@ HostFacts facts_for_launch(const Config& config, const SessionOptions& o) {
   return facts;
 }
 
-// What the output filter kept from the operator's terminal, once, on a terminal: a dropped
-// clipboard write or hyperlink is otherwise a feature that silently does nothing. "unknown"
-// is never passable, so it is not named.
+// What the output filter kept from the operator's terminal (the relay's, or --filter-output's
+// on pipes), once, when stderr is a terminal: a dropped clipboard write or hyperlink is
+// otherwise a feature that silently does nothing. "unknown" is never passable, so it is not named.
 void report_terminal_drops(const TerminalOutcome& terminal) {
-  if (!terminal.relayed || !::isatty(2)) return;
+  if (!::isatty(2)) return;
   std::string classes;
   for (const auto& [name, count] : terminal.dropped)
     if (name != "unknown" && count > 0) classes += (classes.empty() ? "" : ", ") + name + " " + std::to_string(count);

@@ -94,7 +94,7 @@ void OutputPipes::write_stream(Stream& s) {
   s.pending.erase(0, static_cast<size_t>(n));
 }
 
-void OutputPipes::finish() {
+std::array<uint64_t, kTerminalClassCount> OutputPipes::finish() {
   // Bounded: a process that somehow kept a write end open cannot hold the launcher here.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
   for (;;) {
@@ -116,6 +116,10 @@ void OutputPipes::finish() {
       while (!s.pending.empty() && !s.target_gone) write_stream(s);
     }
   }
+  std::array<uint64_t, kTerminalClassCount> dropped{};
+  for (const Stream& s : streams_)
+    for (size_t i = 0; i < kTerminalClassCount; ++i) dropped[i] += s.filter.dropped()[i];
+  return dropped;
 }
 
 }  // namespace cordon::terminal

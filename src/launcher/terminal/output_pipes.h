@@ -41,8 +41,9 @@ class OutputPipes {
   void poll_fds(pollfd* fds) const;
   void on_ready(const pollfd* fds);
 
-  // The sandbox ended: the rest of its output (bounded in time), the filters' ends.
-  void finish();
+  // The sandbox ended: the rest of its output (bounded in time), the filters' ends; what the
+  // filters dropped, per class, both streams together.
+  std::array<uint64_t, kTerminalClassCount> finish();
 
  private:
   struct Stream {
