@@ -208,7 +208,7 @@ Outcome check_writable_set(const Context& c) {
     // bwrap leaves a submount read-write when it may not search the path to remount it (EACCES,
     // e.g. a container store under a 0700 root directory). The kernel then refuses this process
     // the path too, so the mount is not writable here; it is named, not failed.
-    if (struct stat st {}; ::stat(m->mount_point.c_str(), &st) != 0 && errno == EACCES) {
+    if (struct stat st{}; ::stat(m->mount_point.c_str(), &st) != 0 && errno == EACCES) {
       unreachable.push_back(m->mount_point);
       continue;
     }

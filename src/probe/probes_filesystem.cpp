@@ -520,7 +520,8 @@ void probe_devices(const Context& ctx, Tally& tally) {
     if (fd >= 0) {
       const bool own = own_terminal(fd);
       ::close(fd);
-      if (own) tally.blocked(std::string(dev) + " is this session's own terminal (bwrap binds it there), no host device");
+      if (own)
+        tally.blocked(std::string(dev) + " is this session's own terminal (bwrap binds it there), no host device");
       else tally.escaped(std::string(dev) + " opened");
     } else {
       quiet.add(errno);

@@ -47,8 +47,8 @@ Placement no_hierarchy_for(const std::vector<Hierarchy>& hierarchies, const std:
 }
 
 // The launcher's own cgroup is not writable: why, and the fix for who this is.
-Placement not_writable(const Hierarchy& chosen, const std::string& limit_key, const std::string& controller,
-                       uid_t uid, const std::string& account) {
+Placement not_writable(const Hierarchy& chosen, const std::string& limit_key, const std::string& controller, uid_t uid,
+                       const std::string& account) {
   const std::string setup_user = "`cordon setup-user " + (account.empty() ? std::to_string(uid) : account) + "`";
   Placement p;
   p.why_not = std::string("the launcher's own cgroup ") + version_name(chosen.version) + " directory " +
@@ -63,7 +63,9 @@ Placement not_writable(const Hierarchy& chosen, const std::string& limit_key, co
   else if (chosen.version == Version::V2)
     p.fix =
         "start cordon in a cgroup delegated to this user (systemd-run --user --scope -p Delegate=yes cordon run "
-        "...), or have root run " + setup_user + " once and start the user's shells in the login cgroup it "
+        "...), or have root run " +
+        setup_user +
+        " once and start the user's shells in the login cgroup it "
         "names";
   else
     p.fix = "have root run " + setup_user + " once (it delegates a " + controller +

@@ -49,7 +49,8 @@ LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws
 // cordon::Error when a limit cannot be enforced and is neither best-effort nor defaulted.
 LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
-                      const std::string& account, const std::vector<cgroup::Hierarchy>& cgroups, const std::string& config_path);
+                      const std::string& account, const std::vector<cgroup::Hierarchy>& cgroups,
+                      const std::string& config_path);
 
 // The budgets as the session file states them, in the order applied.
 LimitsIntent describe_limits(const LimitPlan& plan);

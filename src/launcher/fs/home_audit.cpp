@@ -305,7 +305,8 @@ void remove_planted_node(FootholdAudit& audit, const std::string& path, const Co
   const std::string what = describe_place(now) + " (at launch: " + describe_place(launch) + ")";
   std::string failed = remove_planted(path, now, launch);
   if (failed.empty() && launch.kind == ControlFilePlace::Kind::File && !entry.launch_copy.empty()) {
-    struct stat cst {}, dir {};
+    struct stat cst {
+    }, dir{};
     const std::optional<std::string> copy = read_whole(entry.launch_copy, &cst);
     // Its owner is the directory's (a root launch puts a user's file back as theirs).
     const std::string parent = path.substr(0, path.rfind('/'));
@@ -327,7 +328,7 @@ void audit_control_file(FootholdAudit& audit, const std::string& sessions_dir, c
   const bool launch_link = entry.place && entry.place->kind == ControlFilePlace::Kind::Link;
   if (!same_place && (now.kind != ControlFilePlace::Kind::File || launch_link))
     return remove_planted_node(audit, path, now, entry);
-  if (now.resolved.empty()) return;  // the same dangling link or node as at launch: nothing to read
+  if (now.resolved.empty()) return;        // the same dangling link or node as at launch: nothing to read
   const std::string& file = now.resolved;  // the regular file the agent reads (a link's target)
   struct stat st {};
   int err = 0;
@@ -405,8 +406,9 @@ std::string readable_pointer(const std::string& pointer) {
 std::string control_key_line(const AuditItem& item) {
   if (item.kind == "state-file" && item.detail.rfind("not a file: ", 0) == 0)
     return item.path + ", which the agent follows or reads for what to run, was " + item.detail.substr(12) +
-           (item.detail.find("(at launch: nothing)") != std::string::npos ? ": removed"
-                                                                          : ": removed, and what was there at launch put back");
+           (item.detail.find("(at launch: nothing)") != std::string::npos
+                ? ": removed"
+                : ": removed, and what was there at launch put back");
   if (item.kind == "state-file" && item.detail.rfind("removed", 0) == 0)
     return "the session created " + item.path +
            ", which the agent reads for what to run (absent at launch): removed; the session's version is " +

@@ -322,7 +322,10 @@ std::string terminal_reset_sequence(uint32_t modes) {
       {kModeNoAutowrap, "\x1b[?7h"},
       // DECSTBM homes the cursor: between DECSC and DECRC, so the prompt after the session stays
       // where the session left the cursor (vim leaves a full-screen region set, CSI 1;ROWS r).
-      {kModeScrollRegion, "\x1b" "7\x1b[r\x1b" "8\x1b[?69l"},
+      {kModeScrollRegion,
+       "\x1b"
+       "7\x1b[r\x1b"
+       "8\x1b[?69l"},
       {kModeInsert, "\x1b[4l"},
       {kModeCursorStyle, "\x1b[0 q"},
       {kModeAltScroll, "\x1b[?1007l"},

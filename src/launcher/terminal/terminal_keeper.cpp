@@ -21,7 +21,7 @@ constexpr size_t kSharedBytes = 4096;
 // no signals, no output processing). A shell whose job died of a signal restores its own
 // settings first (bash does), and its line editor may already hold the terminal.
 bool still_raw(int terminal_fd) {
-  termios now {};
+  termios now{};
   if (::tcgetattr(terminal_fd, &now) != 0) return false;
   return (now.c_lflag & (ICANON | ISIG | ECHO)) == 0 && (now.c_oflag & OPOST) == 0;
 }
