@@ -21,7 +21,7 @@
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
-#include "launcher/commands/host_tools.h"
+#include "launcher/record/host_tools.h"
 #include "launcher/commands/shim.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/commands/host_tools.h"
+#include "launcher/record/host_tools.h"
 
 namespace cordon {
 

@@ -11,6 +11,7 @@
 #include "launcher/inputs/paths.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/process/subprocess.h"
+#include "launcher/record/host_tools.h"
 
 namespace cordon {
 namespace {
@@ -23,20 +24,20 @@ std::string binary_key(const std::string& path) {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
-std::string cached_version(const std::string& cache_file, const std::string& binary) {
+std::string cached_version(const std::string& cache_file, const std::string& binary, const std::string& name,
+                           const std::string& package) {
   const std::string key = binary_key(binary);
   if (key.empty()) return {};
   std::ifstream in(cache_file);
   std::string line;
   while (std::getline(in, line))
     if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
-  CapturedRun run = run_capture({binary, "--version"});
-  std::string version = run.output.substr(0, run.output.find('\n'));
-  if (run.exit_code != 0 || version.empty()) return version;  // not cached: ask again next time
+  const ToolVersion version = tool_version(binary, name, package);
+  if (!version.answered) return version.text;  // not cached: ask again next time
   // Best effort: a cache that cannot be written only costs the next launch a process.
   std::ofstream out(cache_file, std::ios::app);
-  if (out) out << key << '\t' << version << '\n';
-  return version;
+  if (out) out << key << '\t' << version.text << '\n';
+  return version.text;
 }
 
 }  // namespace
@@ -45,8 +46,8 @@ ToolVersions tool_versions(const HostFacts& facts, const SandboxPlan& plan) {
   std::string cache = tool_versions_cache(sessions_dir(facts));
   ToolVersions v;
   v.cordon = build::kVersion;
-  v.bwrap = cached_version(cache, plan.argv.empty() ? facts.bwrap_path : plan.argv[0]);
-  if (plan.intent.network.jailed()) v.pasta = cached_version(cache, find_system_binary("pasta"));
+  v.bwrap = cached_version(cache, plan.argv.empty() ? facts.bwrap_path : plan.argv[0], "bwrap", "bubblewrap");
+  if (plan.intent.network.jailed()) v.pasta = cached_version(cache, find_system_binary("pasta"), "pasta", "passt");
   return v;
 }
 
