@@ -16,11 +16,12 @@
 namespace cordon {
 namespace {
 
-// "path size mtime" identifies one build of a binary.
+// "path size mtime" identifies one build of a binary; "v2" lines hold tool_version's answer
+// (a cache of the first form held "pasta unknown version", which no longer matches).
 std::string binary_key(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
-  return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+  return "v2 " + path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec);
 }
 
