@@ -156,6 +156,27 @@ std::string unwritable_workspace(const Context& c) {
 
 namespace {
 
+// Whether this process may not reach `path` and cannot make itself able to: a directory on the
+// way denies it search (EACCES) and belongs to another uid, so no chmod of this process's can
+// open it (one of its own, e.g. in the workspace a session left 000, could).
+bool out_of_reach(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 || errno != EACCES) return false;
+  std::string dir = "/";
+  for (size_t at = 1; at < path.size();) {
+    size_t slash = path.find('/', at);
+    if (slash == std::string::npos) slash = path.size();
+    const std::string next = dir + (dir == "/" ? "" : "/") + path.substr(at, slash - at);
+    if (::stat(next.c_str(), &st) != 0) {
+      struct stat denying {};
+      return errno == EACCES && ::stat(dir.c_str(), &denying) == 0 && denying.st_uid != ::getuid();
+    }
+    dir = next;
+    at = slash + 1;
+  }
+  return false;
+}
+
 // The session's writable paths, each also by its resolved path when that differs.
 std::vector<std::string> intended_writable(const Context& c) {
   std::vector<std::string> intended;
@@ -208,7 +229,7 @@ Outcome check_writable_set(const Context& c) {
     // bwrap leaves a submount read-write when it may not search the path to remount it (EACCES,
     // e.g. a container store under a 0700 root directory). The kernel then refuses this process
     // the path too, so the mount is not writable here; it is named, not failed.
-    if (struct stat st{}; ::stat(m->mount_point.c_str(), &st) != 0 && errno == EACCES) {
+    if (out_of_reach(m->mount_point)) {
       unreachable.push_back(m->mount_point);
       continue;
     }

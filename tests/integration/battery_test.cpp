@@ -1028,6 +1028,12 @@ TEST_P(Battery, Check17NamesAReadWriteMountOutOfReachAndFailsOneWithinReach) {
   BatteryRun reachable = bare(true, {"--bind", store, store});
   expect_failed(reachable, with(bare_fails, {"17"}));
   EXPECT_NE(reachable.detail("17").find(store + " (ext4)"), std::string::npos) << reachable.dump();
+  // Out of reach only by a directory this process owns (mode 000: it could chmod it back, as a
+  // session could leave one in its workspace): not out of reach, and FAILs.
+  fs::permissions(hidden, fs::perms::none);
+  BatteryRun own_lock = bare(true, {"--bind", store, store});
+  expect_failed(own_lock, with(bare_fails, {"17"}));
+  EXPECT_NE(own_lock.detail("17").find(store + " (ext4)"), std::string::npos) << own_lock.dump();
 }
 
 // ---- 27: resource budgets -----------------------------------------------------------------
