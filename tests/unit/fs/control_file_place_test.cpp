@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.h"
+
 namespace cordon {
 namespace {
 
@@ -16,13 +18,8 @@ namespace fs = std::filesystem;
 
 class ControlFilePlaces : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/cordon-place-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(base_); }
-  std::string base_;
+  testing::ScratchDir scratch_{"/tmp/cordon-place-"};
+  const std::string base_ = scratch_.path();
 };
 
 TEST_F(ControlFilePlaces, EachKindIsSeenAndRoundTripsThroughTheSnapshot) {

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.h"
+
 namespace cordon {
 namespace {
 
@@ -24,9 +26,8 @@ std::string script(const std::string& dir, const std::string& name, const std::s
 }
 
 TEST(HostTools, AnUnknownVersionIsNamedByItsPackageAndAFailureIsNoAnswer) {
-  char tmpl[] = "/tmp/cordon-host-tools-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  testing::ScratchDir scratch("/tmp/cordon-host-tools-");
+  const std::string& dir = scratch.path();
   const ToolVersion plain = tool_version(script(dir, "plain", "echo 'plain 1.2'; echo more"), "plain", "bash");
   EXPECT_EQ(plain.text, "plain 1.2");
   EXPECT_TRUE(plain.answered);
@@ -40,7 +41,6 @@ TEST(HostTools, AnUnknownVersionIsNamedByItsPackageAndAFailureIsNoAnswer) {
   EXPECT_EQ(nopkg.text, "pasta unknown version");
   const ToolVersion failed = tool_version(script(dir, "broken", "echo 'oops' >&2; exit 1"), "broken", "bash");
   EXPECT_FALSE(failed.answered);
-  fs::remove_all(dir);
 }
 
 }  // namespace
