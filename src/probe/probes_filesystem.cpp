@@ -508,7 +508,10 @@ bool own_terminal(int fd) {
   if (::fstat(fd, &dev) != 0 || !S_ISCHR(dev.st_mode)) return false;
   for (int stdio : {0, 1, 2}) {
     struct stat st {};
-    if (::isatty(stdio) && ::fstat(stdio, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev) return true;
+    // The same inode, not only the same numbers: ptys of two devpts instances share them.
+    if (::isatty(stdio) && ::fstat(stdio, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev &&
+        st.st_dev == dev.st_dev && st.st_ino == dev.st_ino)
+      return true;
   }
   return false;
 }

@@ -43,7 +43,15 @@ std::string regular_file_behind(const std::string& path) {
 ControlFilePlace control_file_place(const std::string& path) {
   ControlFilePlace place;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return place;
+  if (::lstat(path.c_str(), &st) != 0) {
+    // Only "no such file" is absence: a directory on the way the session left without search
+    // permission hides what is there, and is said, never taken for nothing.
+    if (errno != ENOENT) {
+      place.kind = ControlFilePlace::Kind::Other;
+      place.other = errno_text("a path cordon could not examine", errno);
+    }
+    return place;
+  }
   if (S_ISREG(st.st_mode)) {
     place.kind = ControlFilePlace::Kind::File;
     place.resolved = path;
@@ -107,6 +115,9 @@ std::string remove_planted(const std::string& path, const ControlFilePlace& now,
   if (launch.kind != ControlFilePlace::Kind::Link) return "";
   // Made again only when it leads where it led at launch.
   if (::symlink(launch.link.c_str(), path.c_str()) != 0) return errno_text("make the link " + path + " again", errno);
+  // The directory's owner's, as the user made it (a root launch's sweep would leave it root's).
+  struct stat dir {};
+  if (::stat(path.substr(0, path.rfind('/')).c_str(), &dir) == 0) ::lchown(path.c_str(), dir.st_uid, dir.st_gid);
   if (control_file_place(path).resolved == launch.resolved) return "";
   ::unlink(path.c_str());
   return "the link " + path + " to " + launch.link + " now leads elsewhere than at launch; it was not made again";

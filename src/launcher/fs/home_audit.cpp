@@ -35,8 +35,10 @@ std::optional<std::string> read_whole(const std::string& path, struct stat* st) 
 
 // Writes `text` to `path` through a new file in the same directory renamed over it; "" or why not.
 std::string replace_file(const std::string& path, const std::string& text, mode_t mode, uid_t uid, gid_t gid) {
-  const std::string tmp = path + ".cordon-" + std::to_string(::getpid());
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777));
+  // A name no session can have taken beforehand (mkostemp: random, O_EXCL); a pid-based one
+  // could be made in advance for every pid, and the restore would fail.
+  std::string tmp = path + ".cordon-XXXXXX";
+  UniqueFd fd(::mkostemp(tmp.data(), O_CLOEXEC));
   if (!fd.valid()) return errno_text("create " + tmp, errno);
   ::fchown(fd.get(), uid, gid);  // a root launch rewriting a user's file keeps it theirs
   // The mode the session left, not filtered by the launcher's umask: the permission audit
@@ -268,7 +270,13 @@ std::string snapshot_control_keys(const std::string& sessions_dir, const std::st
     const ControlKeys& k = keys[i];
     struct stat st {};
     // A link (a dotfile manager's) is read at the file it leads to, as the agent reads it.
-    const ControlFilePlace place = control_file_place(home + "/" + k.file);
+    ControlFilePlace place = control_file_place(home + "/" + k.file);
+    // Only in the home itself, which no session writes. One in a state directory (a session
+    // writes ~/.claude) may be a session's, left by a cordon that did not look at links: it is
+    // not adopted, and goes after this session.
+    if (place.kind == ControlFilePlace::Kind::Link && k.file.find('/') != std::string::npos)
+      place = ControlFilePlace{ControlFilePlace::Kind::Other, "", "",
+                               "a symbolic link to " + place.link + " in a directory sessions write (not adopted)"};
     std::optional<std::string> text = place.resolved.empty() ? std::nullopt : read_whole(place.resolved, &st);
     std::optional<Json> doc = text ? parse_json(*text, nullptr) : std::nullopt;
     // Not JSON cordon can check at launch, or absent (~/.claude/.config.json would replace
@@ -324,10 +332,14 @@ void audit_control_file(FootholdAudit& audit, const std::string& sessions_dir, c
                         const std::string& path, const SnapshotEntry& entry) {
   const ControlFilePlace now = control_file_place(path);
   if (now.kind == ControlFilePlace::Kind::Absent) return;  // removed during the session: nothing of it will run
-  const bool same_place = !entry.place || now == *entry.place;
-  const bool launch_link = entry.place && entry.place->kind == ControlFilePlace::Kind::Link;
+  // A snapshot from before cordon recorded the place saw a file or nothing (it read O_NOFOLLOW):
+  // a link there now is the session's, and is never followed.
+  SnapshotEntry judged = entry;
+  if (!judged.place) judged.place = ControlFilePlace{ControlFilePlace::Kind::File, "", path, ""};
+  const bool same_place = now == *judged.place;
+  const bool launch_link = judged.place->kind == ControlFilePlace::Kind::Link;
   if (!same_place && (now.kind != ControlFilePlace::Kind::File || launch_link))
-    return remove_planted_node(audit, path, now, entry);
+    return remove_planted_node(audit, path, now, judged);
   if (now.resolved.empty()) return;        // the same dangling link or node as at launch: nothing to read
   const std::string& file = now.resolved;  // the regular file the agent reads (a link's target)
   struct stat st {};

@@ -32,7 +32,9 @@ bool still_raw(int terminal_fd) {
 void restore(int terminal_fd, const termios& saved, int restore_flags, const std::atomic<uint32_t>* modes) {
   ::fcntl(terminal_fd, F_SETFL, restore_flags >= 0 ? restore_flags : (::fcntl(terminal_fd, F_GETFL) & ~O_NONBLOCK));
   write_all(terminal_fd, terminal_reset_sequence(modes->load(std::memory_order_relaxed)), "");
-  if (still_raw(terminal_fd)) ::tcsetattr(terminal_fd, TCSADRAIN, &saved);
+  // Drained first, so that the look and the restore are a moment apart, not a drain apart.
+  ::tcdrain(terminal_fd);
+  if (still_raw(terminal_fd)) ::tcsetattr(terminal_fd, TCSANOW, &saved);
 }
 
 }  // namespace

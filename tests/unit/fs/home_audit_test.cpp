@@ -211,6 +211,44 @@ TEST_F(HomeAuditFiles, AUsersLinkedControlFileIsAuditedAtTheFileBehindIt) {
   EXPECT_EQ(fs::read_symlink(link), "dotfiles/claude.json");
 }
 
+// A snapshot from before cordon recorded what was at the path saw a file or nothing there (it
+// read O_NOFOLLOW): a link found at the sweep is the session's, removed, and the file it leads
+// to (here one outside every writable place) is neither read, rewritten nor removed.
+TEST_F(HomeAuditFiles, ASnapshotWithoutThePlaceNeverFollowsALink) {
+  std::ofstream(base_ + "/home/.claude.json") << R"({"mcpServers":{}})";
+  fs::create_directories(base_ + "/home/.claude");
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  const std::string snapshot = base_ + "/state/sessions/S1.control-keys";
+  Json doc = Json::parse(slurp(snapshot));
+  for (auto& [path, entry] : doc.items()) entry.erase("place");
+  std::ofstream(snapshot, std::ios::trunc) << doc.dump();
+  const std::string outside = base_ + "/outside.txt", planted = base_ + "/home/.claude/.config.json";
+  std::ofstream(outside) << "not json, the user's";
+  ASSERT_EQ(::symlink(outside.c_str(), planted.c_str()), 0);
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
+  ASSERT_EQ(audit.items.size(), 1U) << (audit.problems.empty() ? "" : audit.problems[0]);
+  EXPECT_NE(control_key_line(audit.items[0]).find("was a symbolic link to " + outside), std::string::npos);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(planted)));
+  EXPECT_EQ(slurp(outside), "not json, the user's");
+}
+
+// A link in a state directory at launch (one a session could have left under a cordon that did
+// not look at links) is not adopted as the user's: it goes after this session. One in the home
+// itself is the user's (AUsersLinkedControlFileIsAuditedAtTheFileBehindIt).
+TEST_F(HomeAuditFiles, ALinkInAStateDirectoryAtLaunchIsNotAdopted) {
+  std::ofstream(base_ + "/home/.claude.json") << R"({"mcpServers":{}})";
+  fs::create_directories(base_ + "/home/.claude");
+  const std::string evil = base_ + "/evil.json", planted = base_ + "/home/.claude/.config.json";
+  std::ofstream(evil) << R"({"mcpServers":{"evil":{"command":"x"}}})";
+  ASSERT_EQ(::symlink(evil.c_str(), planted.c_str()), 0);
+  ASSERT_EQ(snapshot_control_keys(base_ + "/state/sessions", "S1", base_ + "/home", "claude"), "");
+  FootholdAudit audit = restore_control_keys(base_ + "/state/sessions", "S1");
+  ASSERT_EQ(audit.items.size(), 1U) << (audit.problems.empty() ? "" : audit.problems[0]);
+  EXPECT_NE(control_key_line(audit.items[0]).find("(not adopted)"), std::string::npos)
+      << control_key_line(audit.items[0]);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(planted)));
+}
+
 TEST(HomeAudit, PointersReadAsKeys) {
   EXPECT_EQ(readable_pointer("/mcpServers"), "mcpServers");
   EXPECT_EQ(readable_pointer("/projects/~1home~1dev/allowedTools"), R"(projects["/home/dev"].allowedTools)");
