@@ -190,7 +190,9 @@ echo AFTER; ip route show table main
                "  q=$(awk '/^PPid:/ {print $2}' /proc/$q/status 2>/dev/null); n=$((n + 1)); done; return 1; }\n"
                "while [ $i -lt " + std::to_string(looks) + " ] && [ ! -s " + seen + " ] && kill -0 $launcher; do\n"
                "  for exe in $(ls -l /proc/[0-9]*/exe 2>/dev/null | awk '$NF == \"/usr/bin/bwrap\" {print $(NF-2)}'); do\n"
-               "    p=${exe%/exe}; ours ${p#/proc/} && { " + on_bwrap + "; }\n"
+               // Not the launcher's `bwrap --version` for the manifest: a sandbox's bwrap.
+               "    p=${exe%/exe}; tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- ' --version' && continue\n"
+               "    ours ${p#/proc/} && { " + on_bwrap + "; }\n"
                "  done\n  i=$((i + 1)); sleep 0.01\ndone\nwait $launcher\n",
                0755);
     return path;
