@@ -108,16 +108,24 @@ std::string describe_place(const ControlFilePlace& place) {
   return place.other;
 }
 
-std::string remove_planted(const std::string& path, const ControlFilePlace& now, const ControlFilePlace& launch) {
-  if (now.kind == ControlFilePlace::Kind::Other && now.other == "a directory")
-    return path + " is a directory the session made; it was left (the agent cannot read a directory as its file)";
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_text("remove " + path, errno);
+std::pair<uid_t, gid_t> directory_owner(const std::string& path) {
+  struct stat dir {};
+  if (::stat(path.substr(0, path.rfind('/')).c_str(), &dir) != 0) return {::getuid(), ::getgid()};
+  return {dir.st_uid, dir.st_gid};
+}
+
+std::string remove_planted(const std::string& path, const ControlFilePlace& launch) {
+  if (::unlink(path.c_str()) != 0) {
+    // unlink(2) never removes a directory (EISDIR): the kernel says which it is.
+    if (errno == EISDIR)
+      return path + " is a directory the session made; it was left (the agent cannot read a directory as its file)";
+    if (errno != ENOENT) return errno_text("remove " + path, errno);
+  }
   if (launch.kind != ControlFilePlace::Kind::Link) return "";
   // Made again only when it leads where it led at launch.
   if (::symlink(launch.link.c_str(), path.c_str()) != 0) return errno_text("make the link " + path + " again", errno);
-  // The directory's owner's, as the user made it (a root launch's sweep would leave it root's).
-  struct stat dir {};
-  if (::stat(path.substr(0, path.rfind('/')).c_str(), &dir) == 0) ::lchown(path.c_str(), dir.st_uid, dir.st_gid);
+  const auto [uid, gid] = directory_owner(path);
+  ::lchown(path.c_str(), uid, gid);
   if (control_file_place(path).resolved == launch.resolved) return "";
   ::unlink(path.c_str());
   return "the link " + path + " to " + launch.link + " now leads elsewhere than at launch; it was not made again";

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/json_codec.h"
 
@@ -33,9 +34,13 @@ std::optional<ControlFilePlace> place_from_json(const Json& j);
 // How a person reads it: "a symbolic link to T", "a FIFO", ...
 std::string describe_place(const ControlFilePlace& place);
 
+// The owner of the directory that holds `path` (this process's ids when it cannot be read): what
+// cordon puts back there is the user's, even from a root launch's sweep.
+std::pair<uid_t, gid_t> directory_owner(const std::string& path);
+
 // Removes what the session left at `path` (never a directory: a problem instead) and puts
 // back `launch` where it can: a link is made again only when it leads where it led at launch
 // (a dangling link whose target the session created is not). "" or why not.
-std::string remove_planted(const std::string& path, const ControlFilePlace& now, const ControlFilePlace& launch);
+std::string remove_planted(const std::string& path, const ControlFilePlace& launch);
 
 }  // namespace cordon

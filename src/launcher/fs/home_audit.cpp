@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,9 @@ std::string snapshot_path(const std::string& sessions_dir, const std::string& id
 // What the session left is read up to this (a file of any size would be read whole into
 // memory); past it the file is not one cordon can check, and goes back as it was at launch.
 constexpr size_t kSessionFileBytes = 256U << 20;
+
+// The detail of a state-file item for a node the session put where the agent reads.
+constexpr const char* kNotAFile = "not a file: ";
 
 std::optional<std::string> read_whole(const std::string& path, struct stat* st) {
   return read_regular_file(path, SIZE_MAX, st);
@@ -308,22 +312,17 @@ namespace {
 // can check (a link the session made or turned elsewhere, a FIFO...): removed, with the launch
 // state put back where it can be (fs/control_file_place.h).
 void remove_planted_node(FootholdAudit& audit, const std::string& path, const ControlFilePlace& now,
-                         const SnapshotEntry& entry) {
-  const ControlFilePlace& launch = *entry.place;
+                         const ControlFilePlace& launch, const std::string& launch_copy) {
   const std::string what = describe_place(now) + " (at launch: " + describe_place(launch) + ")";
-  std::string failed = remove_planted(path, now, launch);
-  if (failed.empty() && launch.kind == ControlFilePlace::Kind::File && !entry.launch_copy.empty()) {
-    struct stat cst {
-    }, dir{};
-    const std::optional<std::string> copy = read_whole(entry.launch_copy, &cst);
-    // Its owner is the directory's (a root launch puts a user's file back as theirs).
-    const std::string parent = path.substr(0, path.rfind('/'));
-    if (::stat(parent.c_str(), &dir) != 0) dir.st_uid = ::getuid(), dir.st_gid = ::getgid();
-    failed = copy ? replace_file(path, *copy, 0600, dir.st_uid, dir.st_gid)
-                  : "its launch copy " + entry.launch_copy + " is unreadable";
+  std::string failed = remove_planted(path, launch);
+  if (failed.empty() && launch.kind == ControlFilePlace::Kind::File && !launch_copy.empty()) {
+    struct stat copy_stat {};
+    const std::optional<std::string> copy = read_whole(launch_copy, &copy_stat);
+    const auto [uid, gid] = directory_owner(path);
+    failed = copy ? replace_file(path, *copy, 0600, uid, gid) : "its launch copy " + launch_copy + " is unreadable";
   }
   if (!failed.empty()) audit.problems.push_back(path + " is " + what + ": " + failed);
-  else audit.items.push_back({"state-file", path, "", "not a file: " + what});
+  else audit.items.push_back({"state-file", path, "", kNotAFile + what});
 }
 
 // One control-key file after the session: its keys back to their launch values, or the file
@@ -334,12 +333,10 @@ void audit_control_file(FootholdAudit& audit, const std::string& sessions_dir, c
   if (now.kind == ControlFilePlace::Kind::Absent) return;  // removed during the session: nothing of it will run
   // A snapshot from before cordon recorded the place saw a file or nothing (it read O_NOFOLLOW):
   // a link there now is the session's, and is never followed.
-  SnapshotEntry judged = entry;
-  if (!judged.place) judged.place = ControlFilePlace{ControlFilePlace::Kind::File, "", path, ""};
-  const bool same_place = now == *judged.place;
-  const bool launch_link = judged.place->kind == ControlFilePlace::Kind::Link;
-  if (!same_place && (now.kind != ControlFilePlace::Kind::File || launch_link))
-    return remove_planted_node(audit, path, now, judged);
+  const ControlFilePlace launch = entry.place.value_or(ControlFilePlace{ControlFilePlace::Kind::File, "", path, ""});
+  const bool same_place = now == launch;
+  if (!same_place && (now.kind != ControlFilePlace::Kind::File || launch.kind == ControlFilePlace::Kind::Link))
+    return remove_planted_node(audit, path, now, launch, entry.launch_copy);
   if (now.resolved.empty()) return;        // the same dangling link or node as at launch: nothing to read
   const std::string& file = now.resolved;  // the regular file the agent reads (a link's target)
   struct stat st {};
@@ -350,14 +347,14 @@ void audit_control_file(FootholdAudit& audit, const std::string& sessions_dir, c
     else audit.problems.push_back(errno_text(file + " could not be read for its control keys", err));
     return;
   }
-  // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
-  std::optional<Json> parsed = parse_json(*now_text, nullptr);
   if (!entry.launch_checked) {
     struct stat cst {};
     if (read_whole(entry.launch_copy, &cst) != now_text)
       restore_whole(audit, sessions_dir, id, file, &*now_text, entry.launch_copy, st);
     return;
   }
+  // The session wrote it: parsed with the depth bound (common/json_codec.h), never Json::parse.
+  std::optional<Json> parsed = parse_json(*now_text, nullptr);
   if (!parsed || !parsed->is_object()) {
     // Not JSON cordon can check (too deep, a number out of range, invalid UTF-8, a lone
     // surrogate...), yet the agent's own parser may read it and find what the session
@@ -416,8 +413,9 @@ std::string readable_pointer(const std::string& pointer) {
 }
 
 std::string control_key_line(const AuditItem& item) {
-  if (item.kind == "state-file" && item.detail.rfind("not a file: ", 0) == 0)
-    return item.path + ", which the agent follows or reads for what to run, was " + item.detail.substr(12) +
+  if (item.kind == "state-file" && item.detail.rfind(kNotAFile, 0) == 0)
+    return item.path + ", which the agent follows or reads for what to run, was " +
+           item.detail.substr(std::string_view(kNotAFile).size()) +
            (item.detail.find("(at launch: nothing)") != std::string::npos
                 ? ": removed"
                 : ": removed, and what was there at launch put back");

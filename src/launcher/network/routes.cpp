@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/ipv4.h"
 #include "common/network_opt_out.h"
+#include "common/text.h"
 
 namespace cordon::jail {
 namespace {
@@ -62,13 +63,9 @@ int test_hook(const char*) { return 0; }
 // Writes "1" to an IPv6 sysctl of this network namespace (/proc/sys/net follows the caller's
 // namespace). Returns false when IPv6 is absent from the kernel altogether.
 bool write_disable(const char* path) {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return false;
-  if (fd < 0) throw step_failed("disabling IPv6", errno_text(path, errno));
-  ssize_t n = ::write(fd, "1", 1);
-  int err = errno;
-  ::close(fd);
-  if (n != 1) throw step_failed("disabling IPv6", errno_text(path, err));
+  const int err = write_control_file(path, "1");
+  if (err == ENOENT) return false;  // only the open can say so
+  if (err) throw step_failed("disabling IPv6", errno_text(path, err));
   return true;
 }
 

@@ -15,6 +15,21 @@ LaunchRequest request_for(const Config& config, const SessionOptions& o) {
   return LaunchRequest{o.workspace, o.agent, o.command, config.source.file, o.limits};
 }
 
+// A refused rule without a port admits more ports than a pattern naming one: say so, with the
+// rule that would fit ("" when no pattern would take it with its port).
+std::string port_hint(const EgressRule& rule, const std::string& text, const std::vector<std::string>& user_allow) {
+  if (rule.port) return "";
+  for (const auto& p : user_allow) {
+    const EgressRule pattern = parse_egress_rule(p);
+    EgressRule with_port = rule;
+    with_port.port = pattern.port;
+    if (with_port.port && rule_within(with_port, pattern))
+      return "; it names no port, and the pattern " + p + " does: --allow " + terminal_safe(text) + ":" +
+             std::to_string(*with_port.port) + " is within it";
+  }
+  return "";
+}
+
 }  // namespace
 
 void narrow_network_mode(Config& config, const std::string& flag) {
@@ -45,22 +60,10 @@ void widen_allowlist_for_run(Config& config, const std::vector<std::string>& rul
     const EgressRule rule = parse_egress_rule(text, "--allow");
     const bool within = std::any_of(config.network.user_allow.begin(), config.network.user_allow.end(),
                                     [&](const std::string& p) { return rule_within(rule, parse_egress_rule(p)); });
-    // A rule without a port admits more ports than a pattern naming one: say so, with the rule
-    // that would fit.
-    std::string port_hint;
-    if (!rule.port)
-      for (const auto& p : config.network.user_allow) {
-        EgressRule with_port = rule;
-        with_port.port = parse_egress_rule(p).port;
-        if (with_port.port && rule_within(with_port, parse_egress_rule(p))) {
-          port_hint = "; it names no port, and the pattern " + p + " does: --allow " + terminal_safe(text) + ":" +
-                      std::to_string(*with_port.port) + " is within it";
-          break;
-        }
-      }
     if (!within)
       throw Error("--allow " + terminal_safe(text) + " is not within [network] user_allow (" +
-                      (patterns.empty() ? std::string("empty: no run may add a rule") : patterns) + ")" + port_hint,
+                      (patterns.empty() ? std::string("empty: no run may add a rule") : patterns) + ")" +
+                      port_hint(rule, text, config.network.user_allow),
                   "ask the operator to add a pattern covering it to [network] user_allow, or the rule itself to "
                   "[network] allow, in " +
                       file,

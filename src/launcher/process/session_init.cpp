@@ -13,17 +13,14 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "launcher/process/exec_setup.h"
 
 namespace cordon {
 namespace {
 
 void write_proc(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  int err = errno;
-  if (fd >= 0) ::close(fd);
-  if (!ok) throw Error(errno_text("writing " + path, err), "nothing ran");
+  if (int err = write_control_file(path, text)) throw Error(errno_text("writing " + path, err), "nothing ran");
 }
 
 // Ends this process the way `status` says its child ended: the same exit code, or death by

@@ -53,16 +53,16 @@ TEST_F(ControlFilePlaces, APlantedNodeIsRemovedAndALaunchLinkMadeAgainOnlyWhereI
   const ControlFilePlace launch = control_file_place(path);
   fs::remove(path);
   ASSERT_EQ(::symlink("/etc/passwd", path.c_str()), 0);
-  EXPECT_EQ(remove_planted(path, control_file_place(path), launch), "");
+  EXPECT_EQ(remove_planted(path, launch), "");
   EXPECT_EQ(fs::read_symlink(path), "f.json");
   // A launch link with no file behind it is not made again once the session made one there.
   const ControlFilePlace dangling = {ControlFilePlace::Kind::Link, "g.json", "", ""};
   std::ofstream(base_ + "/g.json") << "{}";
-  EXPECT_NE(remove_planted(path, control_file_place(path), dangling).find("leads elsewhere"), std::string::npos);
+  EXPECT_NE(remove_planted(path, dangling).find("leads elsewhere"), std::string::npos);
   EXPECT_FALSE(fs::exists(fs::symlink_status(path)));
   // A directory is named, never removed.
   fs::create_directories(path);
-  EXPECT_NE(remove_planted(path, control_file_place(path), {}).find("is a directory"), std::string::npos);
+  EXPECT_NE(remove_planted(path, {}).find("is a directory"), std::string::npos);
   EXPECT_TRUE(fs::is_directory(path));
 }
 
