@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/build_config.h"
 #include "common/error.h"
 #include "common/json_codec.h"
 #include "common/limit_keys.h"
@@ -36,13 +37,16 @@
 namespace cordon {
 namespace {
 
-// "bubblewrap 0.8.0" -> {0, 8, 0}
-bool version_at_least(const std::string& text, int major, int minor) {
-  int a = 0, b = 0, c = 0;
+// Whether "bubblewrap 0.8.0" (or a bare "0.8.0") is at least `minimum` ("0.8.0"), by its
+// major.minor.patch numbers.
+bool version_at_least(const std::string& text, const char* minimum) {
+  int have[3] = {0, 0, 0}, need[3] = {0, 0, 0};
   auto space = text.rfind(' ');
-  if (std::sscanf(text.c_str() + (space == std::string::npos ? 0 : space + 1), "%d.%d.%d", &a, &b, &c) < 2)
+  if (std::sscanf(text.c_str() + (space == std::string::npos ? 0 : space + 1), "%d.%d.%d", &have[0], &have[1],
+                  &have[2]) < 2 ||
+      std::sscanf(minimum, "%d.%d.%d", &need[0], &need[1], &need[2]) < 2)
     return false;
-  return a > major || (a == major && b >= minor);
+  return !std::lexicographical_compare(have, have + 3, need, need + 3);
 }
 
 void check_bwrap(const HostTool& found, const Config& config, std::vector<DoctorRow>& rows) {
@@ -53,10 +57,10 @@ void check_bwrap(const HostTool& found, const Config& config, std::vector<Doctor
     return;
   }
   const std::string& version = found.version;
-  bool new_enough = version_at_least(version, 0, 8);
+  bool new_enough = version_at_least(version, build::kMinBubblewrapVersion);
   rows.push_back({new_enough ? DoctorStatus::Pass : DoctorStatus::Fail, "bubblewrap",
                   bwrap + " (" + version + ")" + (new_enough ? ", has --disable-userns" : ""),
-                  "cordon needs bubblewrap >= 0.8.0 for --disable-userns"});
+                  std::string("cordon needs bubblewrap >= ") + build::kMinBubblewrapVersion + " for --disable-userns"});
 
   auto userns = run_capture({bwrap, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--", "/bin/true"});
   rows.push_back(
