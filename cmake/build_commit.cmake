@@ -3,7 +3,9 @@
 # only when its text changes, so an unchanged commit rebuilds nothing.
 #   cmake -DSOURCE_DIR=... -DGIT_EXECUTABLE=... -DOUTPUT=... -P build_commit.cmake
 # "unknown" when SOURCE_DIR is not the top of a git checkout: a release tarball, or one
-# unpacked inside some other repository, whose commit would be a lie.
+# unpacked inside some other repository, whose commit would be a lie. A copy that
+# scripts/package made from a checkout carries that checkout's commit in .cordon-commit
+# ("COMMIT" or "COMMIT modified"), written from git by the script, not by hand.
 set(commit "unknown")
 set(modified "false")
 if(GIT_EXECUTABLE AND EXISTS "${GIT_EXECUTABLE}")
@@ -24,6 +26,15 @@ if(GIT_EXECUTABLE AND EXISTS "${GIT_EXECUTABLE}")
       if(differs)
         set(modified "true")
       endif()
+    endif()
+  endif()
+endif()
+if(commit STREQUAL "unknown" AND EXISTS "${SOURCE_DIR}/.cordon-commit")
+  file(STRINGS "${SOURCE_DIR}/.cordon-commit" recorded LIMIT_COUNT 1)
+  if(recorded MATCHES "^([0-9a-f]+)( modified)?$")
+    set(commit "${CMAKE_MATCH_1}")
+    if(CMAKE_MATCH_2)
+      set(modified "true")
     endif()
   endif()
 endif()

@@ -2,8 +2,10 @@
 # only those missing (idempotent), and only as root.
 
 CORDON_BUILD_PACKAGES="g++ cmake make pkg-config libseccomp-dev libcap-dev libmnl-dev \
-libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libgtest-dev googletest"
+libtomlplusplus-dev libcli11-dev nlohmann-json3-dev"
 CORDON_RUNTIME_PACKAGES="bubblewrap passt"
+# Used by scripts/package: dpkg-buildpackage and debhelper build the Debian package.
+CORDON_PACKAGE_PACKAGES="dpkg-dev debhelper"
 # Used by scripts/lint (run by scripts/test): the checked-in .clang-format and .clang-tidy.
 CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
@@ -12,7 +14,9 @@ CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # its base from a Debian rootfs and runs the container with runc.
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): the fuzz tests (tests/fuzz/).
 # groff-base: the man pages' rendering check (tests/unit/cli/man_pages_test.cpp).
-CORDON_TEST_PACKAGES="iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
+# libgtest-dev and googletest: the tests' framework (a build with BUILD_TESTING=ON).
+# lintian: the package test (package_test.cpp) checks what scripts/package builds.
+CORDON_TEST_PACKAGES="libgtest-dev googletest lintian iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
 podman runc mmdebstrap clang-14 libclang-rt-14-dev groff-base"
 # Used by the real-agent tests (tests/agents/install.sh, agents_test.cpp): Node.js 20 or later
 # and its npm, which installs the pinned agents from the npm registry. Debian 12's own nodejs is

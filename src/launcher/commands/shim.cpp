@@ -90,10 +90,14 @@ std::vector<std::map<std::string, std::string>> shim_records(const ShimPaths& pa
 
 }  // namespace
 
+std::string shim_dir_for(const std::string& cordon_dir) {
+  return cordon_dir == "/usr/bin" ? "/usr/local/bin" : cordon_dir;
+}
+
 ShimPaths default_shim_paths() {
   ShimPaths p;
   p.cordon = real_path("/proc/self/exe");
-  p.shim_dir = p.cordon.substr(0, p.cordon.rfind('/'));
+  p.shim_dir = shim_dir_for(p.cordon.substr(0, p.cordon.rfind('/')));
   p.agents_dir = libexec_dir() + "/agents";
   return p;
 }

@@ -10,12 +10,18 @@
 namespace cordon {
 
 struct ShimPaths {
-  std::string shim_dir;    // where shims go: the directory of the cordon binary
+  std::string shim_dir;    // where shims go: shim_dir_for(the cordon binary's directory)
   std::string agents_dir;  // libexec/cordon/agents
   std::string cordon;      // the cordon binary the shim runs
 };
 
 ShimPaths default_shim_paths();
+
+// Where shims go for a cordon installed in `cordon_dir`: that directory (/usr/local/bin for a
+// source install), except for a distribution's /usr/bin (the Debian package), where shims go
+// to /usr/local/bin: that directory comes first on PATH and is where `npm install -g` puts
+// the agents, so a shim in /usr/bin would be shadowed by the very agent it wraps.
+std::string shim_dir_for(const std::string& cordon_dir);
 
 // For claude and codex: the one command each user runs, outside cordon, to add the shipped
 // verify-sandbox audit where the agent finds it (a control directory, read-only inside, so it
