@@ -1,0 +1,66 @@
+#include "podman.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+
+#include "jail_world.h"
+
+namespace cordon::testing {
+
+void make_compiler_cache() {
+  run_shell("mkdir -p " + kCompilerCacheDir + " && { [ -e " + kCompilerCacheDir + "/ccache.conf ] || echo 'max_size = 2G' > " +
+            kCompilerCacheDir + "/ccache.conf; }");
+}
+
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string hard_limit(int resource, rlim_t cap) {
+  rlimit limit{};
+  ::getrlimit(resource, &limit);
+  rlim_t n = std::min(limit.rlim_max, cap);
+  std::string word = n == RLIM_INFINITY ? "-1" : std::to_string(n);
+  return word + ":" + word;
+}
+
+std::string podman_ulimits() {
+  return " --ulimit nofile=" + hard_limit(RLIMIT_NOFILE, RLIM_INFINITY) +
+         " --ulimit nproc=" + hard_limit(RLIMIT_NPROC, 32768);
+}
+
+std::string debian_base_image(const std::string& dockerfile, std::string& image) {
+  CommandResult base =
+      run_shell(std::string(CORDON_SOURCE_DIR) + "/tests/integration/devcontainer_base.sh " + dockerfile, 1800);
+  if (base.status != 0) return "base image: " + base.output;
+  // The image's name is the script's last line; its progress (stderr, merged) comes before.
+  const std::string& out = base.output;
+  size_t end = out.find_last_not_of('\n');
+  image = end == std::string::npos ? "" : out.substr(0, end + 1);
+  image = image.substr(image.rfind('\n') + 1);
+  if (image.rfind("localhost/cordon-devc-base:", 0) != 0) return "base image: no image name in: " + out;
+  return "";
+}
+
+std::string verify_report_problem(const std::string& output) {
+  std::smatch checks, summary;
+  if (!std::regex_search(output, checks, std::regex("cordon-battery: ([0-9]+) checks"))) return "no check count";
+  if (!std::regex_search(output, summary, std::regex("Summary: ([0-9]+) PASS / (?:([0-9]+) WARN / )?([0-9]+) FAIL")))
+    return "no summary";
+  std::printf("[container] %s\n", summary[0].str().c_str());
+  if (summary[3].str() != "0") return summary[3].str() + " FAIL";
+  const int warned = summary[2].matched ? std::stoi(summary[2].str()) : 0;
+  if (warned > 1 || (warned == 1 && output.find("[WARN] 27 ") == std::string::npos))
+    return std::to_string(warned) + " WARN, not only check 27's";
+  if (std::stoi(summary[1].str()) + warned != std::stoi(checks[1].str())) return "checks missing from the summary";
+  return "";
+}
+
+}  // namespace cordon::testing
