@@ -1,20 +1,16 @@
 #!/bin/sh
-# cordon devcontainer entrypoint: install cordon from the image's build, shim the agents that
-# are installed, install the verify-sandbox skill, and refuse to start a session unless
-# `cordon doctor` passes. Then run the container's command.
+# cordon devcontainer entrypoint: with cordon installed from its Debian package (the image's
+# Dockerfile), shim the agents that are installed, install the verify-sandbox skill, and refuse
+# to start a session unless `cordon doctor` passes. Then run the container's command.
 #
 # Environment (all optional):
-#   CORDON_BUILD_DIR   the cordon build tree to install from   (default /opt/cordon/build)
-#   CORDON_PREFIX      install prefix                          (default /usr/local)
 #   CORDON_AGENTS      agents to shim when present             (default "claude codex gemini")
 #   CORDON_USER        the user sessions run as (devcontainer.json remoteUser): receives the
 #                      verify-sandbox skill in its home, owned by it (default: none)
 #   CORDON_SKILL_HOME  home that receives the skill (default CORDON_USER's home, else $HOME)
-#   CORDON_STAGE_ROOT  install into this directory instead of / (tests stage a root here)
+#   CORDON_STAGE_ROOT  the root cordon is installed under, instead of / (tests stage one here)
 set -eu
 
-build="${CORDON_BUILD_DIR:-/opt/cordon/build}"
-prefix="${CORDON_PREFIX:-/usr/local}"
 root="${CORDON_STAGE_ROOT:-}"
 agents="${CORDON_AGENTS:-claude codex gemini}"
 user="${CORDON_USER:-}"
@@ -27,18 +23,21 @@ skill_home="${CORDON_SKILL_HOME:-${user_home:-${HOME:-/root}}}"
 
 say() { printf 'cordon-entrypoint: %s\n' "$*" >&2; }
 
-# 1. Install (binaries, read-only helpers, /etc/cordon/cordon.toml unless one exists).
-DESTDIR="$root" cmake --install "$build" --prefix "$prefix" >/dev/null
-cordon="$root$prefix/bin/cordon"
-libexec="$root$prefix/libexec/cordon"
-say "installed $cordon"
+# 1. cordon, as the package installs it.
+cordon="$root/usr/bin/cordon"
+libexec="$root/usr/libexec/cordon"
+if [ ! -x "$cordon" ]; then
+  say "refusing to start: no $cordon (install the cordon package in the image: see devcontainer/Dockerfile)"
+  exit 1
+fi
+say "$("$cordon" --version | head -n 1) ($cordon)"
 
 # 2. Shims: typing an agent's name runs it under cordon.
 for agent in $agents; do
   if "$cordon" shim status | grep -q "^  $agent:"; then
     say "$agent already shimmed"
   else
-    for candidate in "$root$prefix/bin/$agent" "$root/usr/bin/$agent"; do
+    for candidate in "$root/usr/local/bin/$agent" "$root/usr/bin/$agent"; do
       if [ -x "$candidate" ]; then
         "$cordon" shim install --agent "$agent" --binary "$candidate" >/dev/null
         say "shimmed $agent ($candidate)"

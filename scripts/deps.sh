@@ -4,8 +4,9 @@
 CORDON_BUILD_PACKAGES="g++ cmake make pkg-config libseccomp-dev libcap-dev libmnl-dev \
 libtomlplusplus-dev libcli11-dev nlohmann-json3-dev"
 CORDON_RUNTIME_PACKAGES="bubblewrap passt"
-# Used by scripts/package: dpkg-buildpackage and debhelper build the Debian package.
-CORDON_PACKAGE_PACKAGES="dpkg-dev debhelper"
+# Used by scripts/package: dpkg-buildpackage (which requires build-essential) and debhelper
+# build the Debian package.
+CORDON_PACKAGE_PACKAGES="build-essential dpkg-dev debhelper"
 # Used by scripts/lint (run by scripts/test): the checked-in .clang-format and .clang-tidy.
 CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The devcontainer image test's base image, made without any container registry: a Debian 12
 # root filesystem built by mmdebstrap from the host's own Debian sources, holding the packages
-# the Dockerfile's `ARG PACKAGES` names (so `podman build --network=none` installs nothing),
+# the Dockerfile's `ARG PACKAGES` and `ARG BUILD_PACKAGES` name (both stages start from it, so
+# `podman build --network=none` installs nothing),
 # plus ccache (the test's compiler cache, which the Dockerfile does not need), imported with
 # `podman import`.
 #
@@ -19,8 +20,10 @@ variant=apt  # essential + apt, as Debian's own container images
 sources=/etc/apt/sources.list.d/debian.sources
 [ -f "$sources" ] || sources=/etc/apt/sources.list
 
-# The list between `ARG PACKAGES="` and the closing quote, one name a line, sorted.
-packages=$(sed -n '/^ARG PACKAGES="/,/"/p' "$dockerfile" | sed 's/^ARG PACKAGES="//; s/".*$//; s/\\$//' |
+# The lists between `ARG PACKAGES="` (or `ARG BUILD_PACKAGES="`) and the closing quote, one
+# name a line, sorted.
+packages=$(awk '/^ARG [A-Z_]*PACKAGES="/ { on = 1; sub(/^ARG [A-Z_]*PACKAGES="/, "") }
+  on { if (sub(/".*$/, "")) on = 0; sub(/\\$/, ""); print }' "$dockerfile" |
   tr -s ' \t' '\n' | sed '/^$/d')
 [ -n "$packages" ] || { echo "devcontainer_base: no ARG PACKAGES in $dockerfile" >&2; exit 2; }
 packages=$(printf '%s\nccache\n' "$packages" | sort -u)

@@ -1,5 +1,7 @@
-// The devcontainer entrypoint, run against a staged root (no Docker engine runs here): the
-// files, modes and shims it produces, and its refusal to start when `cordon doctor` FAILs.
+// The devcontainer entrypoint, run against a staged root holding cordon where the package puts
+// it (/usr; this build tree installed there with cmake --install): the shims and skills it
+// produces, and its refusal to start when cordon is missing or `cordon doctor` FAILs. The image
+// itself, with the real package, is devcontainer_image_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,12 +30,18 @@ class Entrypoint : public ::testing::Test {
     write_file(root_->path() + "/usr/local/bin/claude", "#!/bin/sh\necho claude \"$@\"\n", 0755);
   }
 
+  void install_cordon() {
+    RunOptions o;
+    o.env = {{"PATH", "/usr/bin:/bin"}, {"DESTDIR", root_->path()}};
+    RunResult r = run({CORDON_CMAKE_COMMAND, "--install", CORDON_BUILD_DIR, "--prefix", "/usr"}, o);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
   RunResult entrypoint(const std::string& wrapper_prefix) {
     std::string script = wrapper_prefix + " " + std::string(CORDON_SOURCE_DIR) +
                          "/devcontainer/entrypoint.sh /bin/sh -c 'echo SESSION > " + root_->path() + "/started'";
     RunOptions o;
-    o.env = {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", "/root"}, {"CORDON_BUILD_DIR", CORDON_BUILD_DIR},
-             {"CORDON_STAGE_ROOT", root_->path()}, {"CORDON_SKILL_HOME", home_}, {"CORDON_AGENTS", "claude codex"}};
+    o.env = {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", "/root"}, {"CORDON_STAGE_ROOT", root_->path()}, {"CORDON_SKILL_HOME", home_}, {"CORDON_AGENTS", "claude codex"}};
     o.timeout_ms = 120000;
     return run({"/bin/sh", "-c", script}, o);
   }
@@ -42,19 +50,18 @@ class Entrypoint : public ::testing::Test {
   std::string home_;
 };
 
-TEST_F(Entrypoint, InstallsShimsSkillsAndStartsTheSession) {
+TEST_F(Entrypoint, ShimsSkillsAndStartsTheSession) {
+  install_cordon();
   RunResult r = entrypoint("");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const std::string p = root_->path() + "/usr/local";
-  EXPECT_EQ(mode_of(p + "/bin/cordon") & 0755, 0755u);
-  EXPECT_TRUE(path_exists(p + "/libexec/cordon/cordon-battery"));
-  EXPECT_EQ(mode_of(p + "/libexec/cordon/empty"), 0444u);
-  EXPECT_EQ(mode_of(root_->path() + "/etc/cordon/cordon.toml"), 0644u);
-  // claude was present: shimmed; codex was not: left alone.
+  const std::string p = root_->path() + "/usr";
+  EXPECT_NE(r.err.find("cordon-entrypoint: cordon 0.1.0 (" + p + "/bin/cordon)"), std::string::npos) << r.err;
+  // claude was present: shimmed (the shim beside this staged cordon; in the image, where cordon
+  // is /usr/bin/cordon, in /usr/local/bin); codex was not: left alone.
   EXPECT_NE(read_file(p + "/bin/claude").find("# cordon shim for claude"), std::string::npos);
   EXPECT_EQ(read_file(p + "/libexec/cordon/agents/claude"), "#!/bin/sh\necho claude \"$@\"\n");
   EXPECT_FALSE(path_exists(p + "/bin/codex"));
-  EXPECT_NE(r.err.find("shimmed claude"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("shimmed claude (" + root_->path() + "/usr/local/bin/claude)"), std::string::npos) << r.err;
   EXPECT_EQ(mode_of(home_ + "/.claude/commands/verify-sandbox.md"), 0644u);
   EXPECT_EQ(mode_of(home_ + "/.codex/prompts/verify-sandbox.md"), 0644u);
   EXPECT_EQ(read_file(root_->path() + "/started"), "SESSION\n");
@@ -67,7 +74,17 @@ TEST_F(Entrypoint, InstallsShimsSkillsAndStartsTheSession) {
   EXPECT_EQ(read_file(p + "/libexec/cordon/agents/claude"), "#!/bin/sh\necho claude \"$@\"\n");
 }
 
+TEST_F(Entrypoint, RefusesToStartWithoutCordon) {
+  RunResult r = entrypoint("");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("refusing to start: no " + root_->path() + "/usr/bin/cordon (install the cordon package"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(path_exists(root_->path() + "/started"));
+}
+
 TEST_F(Entrypoint, RefusesToStartWhenDoctorFails) {
+  install_cordon();
   // In a private mount namespace bubblewrap is masked: doctor must FAIL and nothing starts.
   RunResult r = entrypoint("unshare -m --propagation private sh -c 'for b in /usr/bin/bwrap /usr/local/bin/bwrap; do "
                            "[ -e $b ] && mount --bind /dev/null $b; done; exec \"$@\"' sh");
