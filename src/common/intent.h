@@ -17,6 +17,8 @@ namespace cordon {
 inline constexpr const char* kSessionDir = "/run/cordon";
 inline constexpr const char* kSessionFilePath = "/run/cordon/session";
 inline constexpr const char* kGitConfigPath = "/run/cordon/gitconfig";
+// The Landlock rules cordon-landlock applies before the command (common/landlock_rules.h).
+inline constexpr const char* kLandlockRulesPath = "/run/cordon/landlock";
 
 // The session file's "format" and major "version"; a reader refuses any other major version.
 inline constexpr const char* kSessionFormat = "cordon-session";

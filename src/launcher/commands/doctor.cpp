@@ -1,9 +1,7 @@
 #include "launcher/commands/doctor.h"
 
-#include <linux/landlock.h>
 #include <pwd.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +23,7 @@
 #include "launcher/commands/shim.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/landlock/ruleset_plan.h"
 #include "launcher/network/network_plan.h"
 #include "launcher/network/tun_device.h"
 #include "launcher/plan/session_options.h"
@@ -117,12 +116,27 @@ void check_network(const Config& config, std::vector<DoctorRow>& rows) {
        "apt-get install passt"});
 }
 
-void check_landlock(std::vector<DoctorRow>& rows) {
-  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  rows.push_back({abi > 0 ? DoctorStatus::Pass : DoctorStatus::Warn, "landlock",
-                  abi > 0 ? "ABI " + std::to_string(abi) + " (not required by this version)"
-                          : "unavailable (not required by this version)",
-                  "boot with lsm=...,landlock to enable it"});
+// The second filesystem layer: what the kernel has, and what [sandbox] landlock makes of it.
+void check_landlock(const Config& config, std::vector<DoctorRow>& rows) {
+  const landlock::Support kernel = landlock::landlock_abi();
+  const LandlockMode mode = config.sandbox.landlock;
+  const bool usable = kernel.abi >= landlock::kMinimumAbi;
+  std::string detail = usable ? "ABI " + std::to_string(kernel.abi) : "unavailable: " + kernel.problem;
+  if (usable) {
+    std::vector<std::string> lacks = landlock::unavailable_at(kernel.abi);
+    std::string missing;
+    for (const auto& what : lacks) missing += (missing.empty() ? "" : ", ") + what;
+    detail += lacks.empty() ? " (every right cordon uses)" : " (lacks " + missing + ")";
+  }
+  detail += std::string("; [sandbox] landlock = \"") + landlock_mode_name(mode) + "\"";
+  if (mode == LandlockMode::Off) detail += ": not applied, the filesystem promise rests on the mounts alone";
+  DoctorStatus status = usable && mode != LandlockMode::Off         ? DoctorStatus::Pass
+                        : !usable && mode == LandlockMode::Required ? DoctorStatus::Fail
+                                                                    : DoctorStatus::Warn;
+  rows.push_back({status, "landlock", detail,
+                  usable ? "set [sandbox] landlock = \"auto\" in " + config.source.file + " (docs/landlock.md)"
+                         : "a kernel with Landlock (5.19 or newer for ABI 2; boot with lsm=...,landlock), or "
+                           "[sandbox] landlock = \"auto\" to launch without it"});
 }
 
 // Where memory/pids budgets would live for this user. FAIL only when the configuration asks
@@ -227,7 +241,7 @@ std::vector<DoctorRow> run_doctor(const Config& config, const std::string& confi
   check_mask_source(rows);
   check_seccomp(rows);
   check_network(config, rows);
-  check_landlock(rows);
+  check_landlock(config, rows);
   check_cgroup_budgets(config, rows);
   check_crashed_sessions(config, rows);
   check_shims(rows);

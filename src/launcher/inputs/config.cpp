@@ -205,6 +205,7 @@ constexpr std::string_view kNetworkKeys[] = {"mode",  "egress_jail", "allow_ip",
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
 constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
 constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days"};
+constexpr std::string_view kSandboxKeys[] = {"landlock"};
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
   const std::string s = "agents." + name;
@@ -366,6 +367,24 @@ void apply_terminal(const Origin& o, const toml::table& t, TerminalConfig& c) {
   }
 }
 
+}  // namespace
+
+const char* landlock_mode_name(LandlockMode mode) {
+  return mode == LandlockMode::Auto ? "auto" : mode == LandlockMode::Required ? "required" : "off";
+}
+
+namespace {
+
+void apply_sandbox(const Origin& o, const toml::table& t, SandboxConfig& c) {
+  if (auto* v = t.get("landlock")) {
+    std::string mode = as_string(o, *v, "sandbox.landlock");
+    if (mode == "auto") c.landlock = LandlockMode::Auto;
+    else if (mode == "required") c.landlock = LandlockMode::Required;
+    else if (mode == "off") c.landlock = LandlockMode::Off;
+    else fail(o, *v, "sandbox.landlock", "must be \"auto\", \"required\" or \"off\", not \"" + mode + "\"");
+  }
+}
+
 void apply_records(const Origin& o, const toml::table& t, RecordsConfig& c) {
   if (auto* v = t.get("keep")) {
     c.keep = as_non_negative(o, *v, "records.keep");
@@ -408,6 +427,7 @@ constexpr SchemaSection kSections[] = {
     {"terminal", kTerminalKeys,
      [](const Origin& o, const toml::table& t, Config& c) { apply_terminal(o, t, c.terminal); }},
     {"records", kRecordsKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_records(o, t, c.records); }},
+    {"sandbox", kSandboxKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_sandbox(o, t, c.sandbox); }},
     {"agents", {}, apply_agents},
 };
 

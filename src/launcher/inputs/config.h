@@ -127,6 +127,17 @@ struct RecordsConfig {
   long long keep_days = 90;  // and none older than this many days (0 = no age bound)
 };
 
+// [sandbox] landlock: the second filesystem layer (launcher/landlock/ruleset_plan.h). "auto"
+// applies what the kernel has and records what it lacks; "required" refuses to launch without a
+// usable Landlock; "off" applies nothing. Off by default in this version: the layer is new, and
+// becomes "auto" once the whole suite runs under it (docs/landlock.md).
+enum class LandlockMode { Auto, Required, Off };
+
+struct SandboxConfig {
+  LandlockMode landlock = LandlockMode::Off;
+};
+const char* landlock_mode_name(LandlockMode mode);  // "auto", "required", "off"
+
 // Where the configuration came from: its file, and where in it each value was set. A refusal
 // that planning finds in a value (a writable path that does not exist on this host, 0.0.0.0/0
 // in allow_ip) names it as the parser's own messages do: "FILE:LINE:COL: KEY: PROBLEM".
@@ -161,6 +172,7 @@ struct Config {
   LimitsConfig limits;
   TerminalConfig terminal;
   RecordsConfig records;
+  SandboxConfig sandbox;
   // [agents.NAME]
   std::map<std::string, AgentProfile> agents;
 

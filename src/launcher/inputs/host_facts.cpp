@@ -268,6 +268,7 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   }
   if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies(mounts.all(), f.user);
   if (config.filesystem.view == RootView::System) f.view_roots = gather_view_roots();
+  if (config.sandbox.landlock != LandlockMode::Off) f.landlock = landlock::landlock_abi();
   // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
   if (f.uid == 0) f.private_etc = private_entries("/etc");
   char target[PATH_MAX];

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/landlock_abi.h"
 #include "launcher/inputs/cgroup_hierarchy.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/network_facts.h"
@@ -91,6 +92,8 @@ struct HostFacts {
   std::vector<PrivateEntry> private_etc;
   // The host's network, when the mode reads it (network/network_plan.h: needs_network_facts).
   NetworkFacts network;
+  // The kernel's Landlock (its ABI, or why there is none), asked when [sandbox] landlock is on.
+  landlock::Support landlock;
 
   bool exists(const std::string& path) const { return existing_paths.count(path) != 0; }
   bool is_dir(const std::string& path) const { return directories.count(path) != 0; }

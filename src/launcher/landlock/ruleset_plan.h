@@ -11,13 +11,13 @@
 
 #include "common/landlock_abi.h"
 #include "common/landlock_rules.h"
+#include "launcher/inputs/config.h"
 #include "launcher/section/section.h"
 
 namespace cordon::landlock {
 
-// [sandbox] landlock: "auto" applies what the kernel has and records what it lacks; "required"
-// refuses to launch without a usable Landlock (ABI 2); "off" applies nothing (labelled weaker).
-enum class LandlockMode { Auto, Required, Off };
+// [sandbox] landlock (inputs/config.h).
+using LandlockMode = cordon::LandlockMode;
 
 // The oldest ABI applied: ABI 1 has no REFER right, and a ruleset without it turns every rename
 // across directories into EXDEV (git, mv, package managers break).

@@ -62,6 +62,9 @@ std::vector<std::string> bwrap_argv(const SandboxSections& s, const network::Net
   if (command_gate) a.insert(a.end(), {"--block-fd", std::to_string(kCommandGateFd)});
   if (s.isolation.seccomp) a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd)});
   a.insert(a.end(), {"--chdir", s.workspace.chdir, "--"});
+  // The Landlock step runs after bwrap's mounts and seccomp filter, restricts itself and execs
+  // the command: the ruleset is inherited by everything the session starts.
+  if (s.landlock.apply) a.insert(a.end(), {s.landlock_helper, kLandlockRulesPath, "--"});
   a.insert(a.end(), s.command.begin(), s.command.end());
   return a;
 }
@@ -72,7 +75,19 @@ std::vector<std::string> bwrap_argv(const SandboxSections& s, const network::Net
 std::vector<DataFile> generated_files(const SandboxSections& s, const network::NetworkSection& net) {
   std::vector<DataFile> files = {{kGitConfigPath, s.gitconfig}, {kSessionFilePath, ""}};
   if (!net.resolv_conf.empty()) files.push_back({s.resolv_conf_dest, net.resolv_conf});
+  if (s.landlock.apply) files.push_back({kLandlockRulesPath, landlock::render_rules(landlock::rules_of(s.landlock))});
   return files;
+}
+
+// The Landlock section from the un-weakened mounts; a refusal (required, no Landlock) is the
+// configuration's, named where it was set.
+landlock::LandlockSection plan_landlock_layer(const Config& config, const HostFacts& facts,
+                                              const std::vector<MountStep>& mounts) {
+  try {
+    return landlock::plan_landlock(config.sandbox.landlock, facts.landlock.abi, mounts, facts.landlock.problem);
+  } catch (const Error& e) {
+    throw config.source.error("sandbox.landlock", {}, e.what(), e.fix());
+  }
 }
 
 // The parts of the intent each mechanism states for itself.
@@ -112,6 +127,8 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.filesystem = plan_filesystem(config.filesystem, config.home,
                                  siblings_mask(config.workspace, config.filesystem, facts), profile, facts,
                                  workspace_mounts(s.workspace));
+  s.landlock = plan_landlock_layer(config, facts, s.filesystem.mounts);
+  s.landlock_helper = facts.libexec_dir + "/cordon-landlock";
   state_intent(s, config, profile, facts, network.intent, agent_args);
   return s;
 }
@@ -140,6 +157,7 @@ SandboxPlan assemble_plan(SandboxSections s) {
   plan.terminal = s.terminal.plan;
   plan.network = std::move(s.network);
   plan.workspace_plan = std::move(s.workspace);
+  plan.landlock = std::move(s.landlock);
   return plan;
 }
 

@@ -14,6 +14,7 @@
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/isolation/isolation.h"
+#include "launcher/landlock/ruleset_plan.h"
 #include "launcher/network/network_plan.h"
 #include "launcher/plan/command.h"
 #include "launcher/terminal/terminal_plan.h"
@@ -48,6 +49,10 @@ struct SandboxSections {
   std::string resolv_conf_dest;
   LimitPlan limits;
   TerminalSection terminal;
+  // The second filesystem layer, made from `filesystem` as planned (before any weakening), and
+  // the step inside the sandbox that applies it before the command (libexec/cordon-landlock).
+  landlock::LandlockSection landlock;
+  std::string landlock_helper;
   SessionIntent intent;  // what the session file states: the sections as planned
 };
 
@@ -70,8 +75,9 @@ struct SandboxPlan {
   // whose routes are programmed while bwrap sets up. Only with the session's pid namespace,
   // whose init keeps the gate shut until the whole session is dead (process/session_init.h).
   bool command_gate = false;
-  network::NetworkPlan network;     // the mode's plan: its launch stage is made from it (network/)
-  WorkspaceSection workspace_plan;  // the workspace's section (its footholds are made at launch)
+  landlock::LandlockSection landlock;  // applied by cordon-landlock in front of the command when `apply`
+  network::NetworkPlan network;        // the mode's plan: its launch stage is made from it (network/)
+  WorkspaceSection workspace_plan;     // the workspace's section (its footholds are made at launch)
 };
 
 // Throws cordon::Error (what + fix) when the request cannot be planned safely. Pure: the host

@@ -77,6 +77,23 @@ Json launcher_json() {
           {"boot_id", bytes_json(boot_id())}};
 }
 
+// The second filesystem layer as launched (after any test weakening): what it handles, what the
+// kernel lacks, or why it is not applied; the rules by count and digest (the file is in
+// bwrap_argv's data, bound at /run/cordon/landlock).
+Json landlock_json(const Config& config, const SandboxPlan& plan) {
+  const landlock::LandlockSection& l = plan.landlock;
+  const std::string rules = l.apply ? landlock::render_rules(landlock::rules_of(l)) : "";
+  return {{"mode", landlock_mode_name(config.sandbox.landlock)},
+          {"abi", l.abi},
+          {"applied", l.apply},
+          {"handled", bytes_array_json(landlock::access_names(l.handled_fs))},
+          {"scopes", bytes_array_json(landlock::scope_names(l.scoped))},
+          {"unavailable", bytes_array_json(l.unavailable)},
+          {"why_not", bytes_json(l.why_not)},
+          {"rules", l.rules.size()},
+          {"rules_sha256", l.apply ? Json(sha256_hex(rules)) : Json(nullptr)}};
+}
+
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan,
                    const PermissionBaseline& permissions) {
   const std::string config_text = config.file_found ? read_text_file(config.source.file) : "";
@@ -105,6 +122,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"seccomp_rules_digest",
        !plan.isolation.seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules({plan.isolation.allow_ptrace}))},
       {"network", network_json(plan.intent.network)},
+      {"landlock", landlock_json(config, plan)},
       {"terminal",
        {{"operator_device", plan.intent.terminal.operator_device},
         {"private_pty", plan.intent.terminal.private_pty},

@@ -1,0 +1,126 @@
+// Landlock, the second filesystem layer ([sandbox] landlock = "auto"), for real: everyday work
+// in the sandbox is unchanged under it, and weakenings that widen the mounts on purpose (a host
+// tree bound read-write, the whole host root read-only) still cannot read or write what the
+// view never granted: EACCES, from the ruleset made from the un-weakened plan. Each control
+// runs the same weakening with the layer taken away too (no-landlock) and succeeds: the layer,
+// not the mounts, stopped it. Root and the test user.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "common/json_codec.h"
+#include "launch_fixture.h"
+#include "support.h"
+
+namespace cordon::testing {
+namespace {
+
+class Landlock : public LaunchFixture {
+ protected:
+  void SetUp() override {
+    stage("/tmp/cordon-ll-", "/var/tmp/cordon-ll-prefix-");
+    if (IsSkipped() || HasFatalFailure()) return;
+    write_file(config_, "[network]\nmode = \"offline\"\n[sandbox]\nlandlock = \"auto\"\n");
+    make_workspace();
+    // A host tree outside every view (/srv), the user's own: only the mounts and the ruleset
+    // stand between the session and it, not the file modes.
+    host_tree_ = std::make_unique<TempDir>("/srv/cordon-ll-");
+    write_file(host_tree_->path() + "/canary", "host data\n");
+    chown_tree(host_tree_->path(), who_.uid, who_.gid);
+  }
+
+  RunResult sandbox(const std::string& script, const std::vector<std::string>& weakenings = {}) {
+    std::vector<std::string> argv = {cordon_, "--config", config_, "run", "--workspace", workspace_};
+    for (const auto& w : weakenings) argv.insert(argv.end(), {"--test-weaken", w});
+    argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+    RunOptions o;
+    o.env = base_env(who_);
+    o.as = who_;
+    o.cwd = workspace_;
+    return run(argv, o);
+  }
+
+  // Reads the canary and writes beside it; prints what each did.
+  std::string touch_host_tree() const {
+    const std::string& t = host_tree_->path();
+    return "cat " + t + "/canary 2>&1; { echo written > " + t + "/new; } 2>&1 && echo WROTE; true";
+  }
+
+  std::unique_ptr<TempDir> host_tree_;
+};
+
+TEST_P(Landlock, EverydayWorkIsUnchanged) {
+  RunResult r = sandbox(
+      "set -e; mkdir -p a b; echo x > a/f; mv a/f b/f; ln -s b/f link; cat link > /dev/null; mkfifo pipe; "
+      "rm pipe link; echo t > /tmp/t; mv /tmp/t ./t; echo > /dev/null; (echo out > /dev/stdout) | cat; "
+      "mkdir /dev/shm/d; rmdir /dev/shm/d; git init -q repo; cd repo; git -c user.name=a -c user.email=a@b "
+      "commit -q --allow-empty -m one; cd ..; python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); "
+      "s.bind(\"/tmp/sock\"); print(\"socket\")'; ls / > /dev/null; cat /etc/hostname > /dev/null; echo ALL-OK");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("out\nsocket\nALL-OK\n"), std::string::npos) << r.out << r.err;
+}
+
+TEST_P(Landlock, AHostTreeBoundReadWriteStaysClosed) {
+  const std::string weakening = "rw-bind:" + host_tree_->path();
+  RunResult held = sandbox(touch_host_tree(), {weakening});
+  EXPECT_EQ(held.exit_code, 0) << held.out << held.err;
+  EXPECT_NE(held.out.find("canary: Permission denied"), std::string::npos) << held.out;
+  EXPECT_NE(held.out.find("new: Permission denied"), std::string::npos) << held.out;
+  EXPECT_EQ(held.out.find("WROTE"), std::string::npos) << held.out;
+  EXPECT_FALSE(path_exists(host_tree_->path() + "/new"));
+
+  // Control: the same bind without the layer reads and writes the host tree.
+  RunResult control = sandbox(touch_host_tree(), {weakening, "no-landlock"});
+  EXPECT_NE(control.out.find("host data\nWROTE\n"), std::string::npos) << control.out << control.err;
+  EXPECT_TRUE(path_exists(host_tree_->path() + "/new"));
+}
+
+TEST_P(Landlock, TheHostRootKeepsWhatTheViewHidesUnreadable) {
+  RunResult held = sandbox("cat " + host_tree_->path() + "/canary 2>&1; true", {"host-view"});
+  EXPECT_NE(held.out.find("canary: Permission denied"), std::string::npos) << held.out << held.err;
+
+  RunResult control = sandbox("cat " + host_tree_->path() + "/canary 2>&1; true", {"host-view", "no-landlock"});
+  EXPECT_NE(control.out.find("host data\n"), std::string::npos) << control.out << control.err;
+}
+
+// What `cordon argv` shows: the step in front of the command, reading the rules cordon binds.
+TEST_P(Landlock, TheStepRunsInFrontOfTheCommand) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult r = run({cordon_, "--config", config_, "argv", "--workspace", workspace_, "--", "true"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("/libexec/cordon/cordon-landlock /run/cordon/landlock -- true"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--ro-bind-data"), std::string::npos) << r.out;
+}
+
+// The manifest records the layer as launched: applied, with the kernel's ABI and its rules;
+// under the no-landlock weakening, not applied (the record says what ran, not what was meant).
+TEST_P(Landlock, TheManifestRecordsTheLayerAsLaunched) {
+  for (bool weakened : {false, true}) {
+    std::set<std::string> before = session_records(who_, workspace_);
+    RunResult r = sandbox("true", weakened ? std::vector<std::string>{"no-landlock"} : std::vector<std::string>{});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> after = session_records(who_, workspace_);
+    std::string added;
+    for (const auto& path : after)
+      if (!before.count(path)) added = path;
+    ASSERT_FALSE(added.empty());
+    const Json manifest = record_lines(added).at(0);
+    ASSERT_TRUE(manifest.contains("landlock")) << manifest.dump();
+    const Json& l = manifest["landlock"];
+    EXPECT_EQ(l["mode"], "auto");
+    EXPECT_EQ(l["applied"], !weakened) << l.dump();
+    EXPECT_GE(l["abi"].get<int>(), 2) << l.dump();
+    EXPECT_GT(l["rules"].get<int>(), 5) << l.dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(As, Landlock, ::testing::Values(Who::Root, Who::User), who_name);
+
+}  // namespace
+}  // namespace cordon::testing
