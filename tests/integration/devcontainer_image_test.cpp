@@ -39,10 +39,9 @@ const std::string kFakeClaude =
     "#!/bin/sh\n"
     "echo \"fake-claude $* IS_SANDBOX=${IS_SANDBOX:-unset} pidns=$(readlink /proc/self/ns/pid)\"\n";
 
-
 struct Suite {
   std::string problem;  // "" = ready
-  std::string world_id, world_dir;
+  ContainerWorld world;
   std::vector<std::string> run_args;       // devcontainer.json "runArgs", verbatim
   std::vector<std::string> container_env;  // "containerEnv" as KEY=VALUE
 };
@@ -76,12 +75,12 @@ std::string build_images(const std::string& dockerfile, const std::string& conte
   // (a miss compiles as without it); it lives outside the image.
   make_compiler_cache();
   start = std::chrono::steady_clock::now();
-  CommandResult image = run_shell(kPodman + " build --network=none --pull=never -q --label " + kLabel + " -f " +
-                                      dockerfile + " -t " + kImage + " --build-arg BASE=" + base_image +
-                                      " --build-arg JOBS=1" +
-                                      " --build-arg CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache --build-arg CCACHE_DIR=/ccache -v " +
-                                      kCompilerCacheDir + ":/ccache " + context,
-                                  1800);
+  CommandResult image = run_shell(
+      kPodman + " build --network=none --pull=never -q --label " + kLabel + " -f " + dockerfile + " -t " + kImage +
+          " --build-arg BASE=" + base_image + " --build-arg JOBS=1" +
+          " --build-arg CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache --build-arg CCACHE_DIR=/ccache -v " +
+          kCompilerCacheDir + ":/ccache " + context,
+      1800);
   if (image.status != 0) return "podman build: " + image.output;
   std::printf("[devcontainer] %s built in %.1f s, %s\n", kImage.c_str(), seconds_since(start),
               run_shell(kPodman + " image inspect -f '{{.Size}} bytes' " + kImage).output.c_str());
@@ -118,29 +117,13 @@ class DevcontainerImage : public ::testing::Test {
     std::string dockerfile, context;
     suite->problem = read_devcontainer_json(*suite, dockerfile, context);
     if (!suite->problem.empty()) return;
-    suite->world_id = "dc" + std::to_string(::getpid());
-    char templ[] = "/var/tmp/cordon-devc-world-XXXXXX";
-    if (!::mkdtemp(templ)) {
-      suite->problem = "mkdtemp failed";
-      return;
-    }
-    suite->world_dir = templ;
-    CommandResult world = run_shell(kSource + "/tests/integration/networld.sh up " + suite->world_id + " " +
-                                    suite->world_dir);
-    if (world.status != 0) {
-      suite->problem = "networld.sh up: " + world.output;
-      return;
-    }
+    suite->problem = suite->world.up("dc" + std::to_string(::getpid()));
+    if (!suite->problem.empty()) return;
     suite->problem = build_images(dockerfile, context);
   }
 
   static void TearDownTestSuite() {
-    if (!suite) return;
-    if (!suite->world_dir.empty()) {
-      run_shell(kSource + "/tests/integration/networld.sh down " + suite->world_id + " " + suite->world_dir);
-      run_shell("rm -rf " + suite->world_dir);
-    }
-    delete suite;
+    delete suite;  // and its world
     suite = nullptr;
   }
 
@@ -166,8 +149,7 @@ class DevcontainerImage : public ::testing::Test {
     std::string name = "cordon-devc-" + std::to_string(::getpid()) + "-" + std::to_string(containers_.size());
     containers_.push_back(name);
     std::string cmd = kPodman + " run -d --pull=never --label " + kLabel + " --name " + name + podman_ulimits() +
-                      " --network ns:/run/netns/cjh-" +
-                      suite->world_id + " --dns 10.53.0.53 --mount type=bind,source=" + workspace_->path() +
+                      suite->world.podman_network() + " --mount type=bind,source=" + workspace_->path() +
                       ",target=/workspaces/app";
     for (const auto& env : suite->container_env) cmd += " -e " + shell_quote(env);
     for (const auto& arg : run_args) cmd += " " + shell_quote(arg);
@@ -215,17 +197,18 @@ TEST_F(DevcontainerImage, ThePackagedCordonShimsTheAgentAndVerifyIsAllPass) {
   EXPECT_EQ(exec(name, "ps -o comm= -p 1").output, "tini\n");
 
   // The shim: claude is now cordon's, the agent moved beside the helpers, codex (absent) untouched.
-  CommandResult shims = exec(name,
-                             "head -n 2 /usr/local/bin/claude; cat /usr/libexec/cordon/agents/claude; dpkg-query -W cordon; "
-                             "test -e /usr/local/bin/codex || echo NO-CODEX; ls /home/dev/.claude/commands; "
-                             "stat -c '%U' /home/dev/.claude /home/dev/.claude/commands");
+  CommandResult shims = exec(
+      name,
+      "head -n 2 /usr/local/bin/claude; cat /usr/libexec/cordon/agents/claude; dpkg-query -W cordon; "
+      "test -e /usr/local/bin/codex || echo NO-CODEX; ls /home/dev/.claude/commands; "
+      "stat -c '%U' /home/dev/.claude /home/dev/.claude/commands");
   EXPECT_NE(shims.output.find("# cordon shim for claude"), std::string::npos) << shims.output;
   EXPECT_NE(shims.output.find(kFakeClaude), std::string::npos) << shims.output;
   EXPECT_NE(shims.output.find("NO-CODEX"), std::string::npos) << shims.output;
   EXPECT_NE(shims.output.find("cordon\t0.1.0\n"), std::string::npos) << "installed from the package\n" << shims.output;
   EXPECT_NE(shims.output.find("verify-sandbox.md"), std::string::npos) << shims.output;
   EXPECT_NE(shims.output.find("dev\ndev\n"), std::string::npos) << "the remote user's state stays its own\n"
-                                                               << shims.output;
+                                                                << shims.output;
 
   // Typing `claude` in the project runs the agent inside a sandbox (with the profile's
   // arguments first): the sentinel and a pid namespace other than the container's.

@@ -36,12 +36,13 @@ const std::string kNewerShippedLine = "# a line only the newer package ships";
 const char* kWalk =
     "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/tmp "
     "-o -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/log -o -path /var/cache/apt "
-    "-o -path /var/cache/debconf -o -path /var/cache/ldconfig -o -path /var/cache/man -o -path /root/ws -o -path /home/tester/ws "
+    "-o -path /var/cache/debconf -o -path /var/cache/ldconfig -o -path /var/cache/man -o -path /root/ws -o -path "
+    "/home/tester/ws "
     "-o -path '/root/walk-*' \\) -prune -o -print | sort";
 
 struct Suite {
   std::string problem;  // "" = ready
-  std::string world_id, world_dir;
+  ContainerWorld world;
   std::unique_ptr<TempDir> out;  // the packages (no "cordon" in its name: it shows in mountinfo)
   std::string deb, upgrade_deb, base_image;
   std::vector<std::string> run_args;  // devcontainer.json "runArgs", verbatim
@@ -64,11 +65,10 @@ std::string build_packages(Suite& s) {
   s.deb = deb[1].str();
   std::printf("[package] %s built in %.1f s\n", s.deb.c_str(), seconds_since(start));
   s.upgrade_deb = s.out->path() + "/cordon_" + kUpgradeVersion + "_amd64.deb";
-  CommandResult repack = run_shell("set -e; d=" + s.out->path() + "/repack; rm -rf $d; dpkg-deb -R " + s.deb +
-                                   " $d; sed -i 's/^Version: .*/Version: " + kUpgradeVersion +
-                                   "/' $d/DEBIAN/control; echo '" + kNewerShippedLine +
-                                   "' >> $d/etc/cordon/cordon.toml; dpkg-deb --root-owner-group -b $d " +
-                                   s.upgrade_deb + " >/dev/null; rm -rf $d");
+  CommandResult repack = run_shell(
+      "set -e; d=" + s.out->path() + "/repack; rm -rf $d; dpkg-deb -R " + s.deb +
+      " $d; sed -i 's/^Version: .*/Version: " + kUpgradeVersion + "/' $d/DEBIAN/control; echo '" + kNewerShippedLine +
+      "' >> $d/etc/cordon/cordon.toml; dpkg-deb --root-owner-group -b $d " + s.upgrade_deb + " >/dev/null; rm -rf $d");
   if (repack.status != 0) return "repacking: " + repack.output;
   return "";
 }
@@ -90,25 +90,11 @@ class Package : public ::testing::Test {
     if (!suite->problem.empty()) return;
     suite->problem = debian_base_image(kSource + "/devcontainer/Dockerfile", suite->base_image);
     if (!suite->problem.empty()) return;
-    suite->world_id = "pk" + std::to_string(::getpid());
-    char templ[] = "/var/tmp/pkgtest-world-XXXXXX";
-    if (!::mkdtemp(templ)) {
-      suite->problem = "mkdtemp failed";
-      return;
-    }
-    suite->world_dir = templ;
-    CommandResult world = run_shell(kSource + "/tests/integration/networld.sh up " + suite->world_id + " " +
-                                    suite->world_dir);
-    if (world.status != 0) suite->problem = "networld.sh up: " + world.output;
+    suite->problem = suite->world.up("pk" + std::to_string(::getpid()));
   }
 
   static void TearDownTestSuite() {
-    if (!suite) return;
-    if (!suite->world_dir.empty()) {
-      run_shell(kSource + "/tests/integration/networld.sh down " + suite->world_id + " " + suite->world_dir);
-      run_shell("rm -rf " + suite->world_dir);
-    }
-    delete suite;
+    delete suite;  // and its world
     suite = nullptr;
   }
 
@@ -124,9 +110,8 @@ class Package : public ::testing::Test {
   // The clean root, running tini and sleep as its command, the packages at /packages.
   void start() {
     container_ = "cordon-pkg-" + std::to_string(::getpid());
-    std::string cmd = kPodman + " run -d --pull=never --label " + kLabel + " --name " + container_ +
-                      podman_ulimits() + " --network ns:/run/netns/cjh-" + suite->world_id +
-                      " --dns 10.53.0.53 -v " + suite->out->path() + ":/packages:ro";
+    std::string cmd = kPodman + " run -d --pull=never --label " + kLabel + " --name " + container_ + podman_ulimits() +
+                      suite->world.podman_network() + " -v " + suite->out->path() + ":/packages:ro";
     for (const auto& arg : suite->run_args) cmd += " " + shell_quote(arg);
     cmd += " " + suite->base_image + " /usr/bin/tini -- sleep infinity";
     CommandResult r = run_shell(cmd);
@@ -182,7 +167,8 @@ TEST_F(Package, InstallsVerifiesUpgradesRemovesAndPurgesInACleanDebianRoot) {
   std::printf("[package] apt-get install in %.1f s\n", seconds_since(start_install));
   CommandResult facts = exec(
       "dpkg-query -W -f='Depends: ${Depends}\\nInstalled-Size: ${Installed-Size}\\n' cordon; cordon --version; "
-      "ls /usr/libexec/cordon; grep -c '^' /var/lib/dpkg/info/cordon.conffiles; cat /var/lib/dpkg/info/cordon.conffiles");
+      "ls /usr/libexec/cordon; grep -c '^' /var/lib/dpkg/info/cordon.conffiles; cat "
+      "/var/lib/dpkg/info/cordon.conffiles");
   std::printf("[package] %s", facts.output.c_str());
   EXPECT_NE(facts.output.find("bubblewrap (>= 0.8.0)"), std::string::npos) << facts.output;
   EXPECT_NE(facts.output.find("passt (>= 0.0~git20230309)"), std::string::npos) << facts.output;
@@ -216,7 +202,8 @@ TEST_F(Package, InstallsVerifiesUpgradesRemovesAndPurgesInACleanDebianRoot) {
   // The agent runs in a pid namespace other than the container's (the last line), with the
   // profile's arguments before the user's.
   std::smatch ran;
-  ASSERT_TRUE(std::regex_search(shim.output, ran, std::regex("fake-agent .*hello pidns=(pid:\\[[0-9]+\\])\n(pid:\\[[0-9]+\\])")))
+  ASSERT_TRUE(std::regex_search(shim.output, ran,
+                                std::regex("fake-agent .*hello pidns=(pid:\\[[0-9]+\\])\n(pid:\\[[0-9]+\\])")))
       << shim.output;
   EXPECT_NE(ran[1].str(), ran[2].str()) << shim.output;
   CommandResult refused = exec("apt-get remove -y cordon; echo \"EXIT $?\"; dpkg-query -W -f='${Status}\\n' cordon");
@@ -237,10 +224,12 @@ TEST_F(Package, InstallsVerifiesUpgradesRemovesAndPurgesInACleanDebianRoot) {
       "echo \"SLEEPERS $(ps -eo args= | grep -c '^sleep 600$')\"; "
       "echo \"CORDON-PROCESSES $(ps -eo comm= | grep -c '^cordon')\"; "
       "echo \"CORDON-MOUNTS $(cat /proc/[0-9]*/mountinfo 2>/dev/null | grep -c cordon)\"; "
-      "echo \"RECEIPTS $(cat /home/tester/.local/state/cordon/sessions/*.json | grep -c '\"format\":\"cordon-receipt\"')\"; "
+      "echo \"RECEIPTS $(cat /home/tester/.local/state/cordon/sessions/*.json | grep -c "
+      "'\"format\":\"cordon-receipt\"')\"; "
       "test -e /usr/bin/cordon || echo NO-BINARY; cat /tmp/session.log; " +
       std::string(kWalk) + " > /root/walk-removed");
-  EXPECT_NE(removed.output.find("ending 1 running cordon session(s) before removal"), std::string::npos) << removed.output;
+  EXPECT_NE(removed.output.find("ending 1 running cordon session(s) before removal"), std::string::npos)
+      << removed.output;
   EXPECT_NE(removed.output.find("EXIT 0\ndeinstall ok config-files\n"), std::string::npos) << removed.output;
   EXPECT_NE(removed.output.find("SLEEPERS 0\nCORDON-PROCESSES 0\nCORDON-MOUNTS 0\n"), std::string::npos)
       << removed.output;

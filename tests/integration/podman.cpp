@@ -1,5 +1,7 @@
 #include "podman.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <regex>
@@ -9,8 +11,8 @@
 namespace cordon::testing {
 
 void make_compiler_cache() {
-  run_shell("mkdir -p " + kCompilerCacheDir + " && { [ -e " + kCompilerCacheDir + "/ccache.conf ] || echo 'max_size = 2G' > " +
-            kCompilerCacheDir + "/ccache.conf; }");
+  run_shell("mkdir -p " + kCompilerCacheDir + " && { [ -e " + kCompilerCacheDir +
+            "/ccache.conf ] || echo 'max_size = 2G' > " + kCompilerCacheDir + "/ccache.conf; }");
 }
 
 std::string shell_quote(const std::string& word) {
@@ -37,8 +39,8 @@ std::string podman_ulimits() {
 }
 
 std::string debian_base_image(const std::string& dockerfile, std::string& image) {
-  CommandResult base =
-      run_shell(std::string(CORDON_SOURCE_DIR) + "/tests/integration/devcontainer_base.sh " + dockerfile, 1800);
+  CommandResult base = run_shell(
+      std::string(CORDON_SOURCE_DIR) + "/tests/integration/devcontainer_base.sh " + dockerfile, 1800);
   if (base.status != 0) return "base image: " + base.output;
   // The image's name is the script's last line; its progress (stderr, merged) comes before.
   const std::string& out = base.output;
@@ -47,6 +49,27 @@ std::string debian_base_image(const std::string& dockerfile, std::string& image)
   image = image.substr(image.rfind('\n') + 1);
   if (image.rfind("localhost/cordon-devc-base:", 0) != 0) return "base image: no image name in: " + out;
   return "";
+}
+
+std::string ContainerWorld::up(const std::string& id) {
+  id_ = id;
+  char templ[] = "/var/tmp/cordon-world-XXXXXX";
+  if (!::mkdtemp(templ)) return "mkdtemp failed";
+  dir_ = templ;
+  CommandResult world = run_shell(std::string(CORDON_SOURCE_DIR) + "/tests/integration/networld.sh up " + id_ + " " +
+                                  dir_);
+  return world.status == 0 ? "" : "networld.sh up: " + world.output;
+}
+
+void ContainerWorld::down() {
+  if (dir_.empty()) return;
+  run_shell(std::string(CORDON_SOURCE_DIR) + "/tests/integration/networld.sh down " + id_ + " " + dir_);
+  run_shell("rm -rf " + dir_);
+  dir_.clear();
+}
+
+std::string ContainerWorld::podman_network() const {
+  return " --network ns:/run/netns/cjh-" + id_ + " --dns 10.53.0.53";
 }
 
 std::string verify_report_problem(const std::string& output) {

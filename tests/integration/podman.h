@@ -38,6 +38,26 @@ std::string podman_ulimits();
 // its name in `image`, or "" and the problem.
 std::string debian_base_image(const std::string& dockerfile, std::string& image);
 
+// A network world (networld.sh) for a container to join (`podman run --network
+// ns:/run/netns/cjh-ID --dns 10.53.0.53`): nothing the container sends leaves it. Taken down
+// when destroyed.
+class ContainerWorld {
+ public:
+  ContainerWorld() = default;
+  ContainerWorld(const ContainerWorld&) = delete;
+  ContainerWorld& operator=(const ContainerWorld&) = delete;
+  ~ContainerWorld() { down(); }
+  // Builds the world named `id` (a short prefix and this process's pid: a killed test's world
+  // is found by it); "" or what failed.
+  std::string up(const std::string& id);
+  void down();
+  // The `podman run` options that put a container in it.
+  std::string podman_network() const;
+
+ private:
+  std::string id_, dir_;
+};
+
 // What `cordon verify` printed in a container, judged: "" when nothing FAILed, every check is
 // counted, and at most check 27 WARNs (root's cgroups in a container are the container's,
 // read-only: the default budgets are not enforced); else what is wrong.
