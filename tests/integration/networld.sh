@@ -53,7 +53,17 @@ while True:
         reply = ("hello %s\n" % addr).encode()
         try:
             if kind == "tcp":
-                c, _ = key.fileobj.accept(); c.sendall(reply); c.close()
+                c, _ = key.fileobj.accept(); c.sendall(reply)
+                # Half-close, then drain what the client sent (a request through a proxy's
+                # tunnel) until it closes, at most 1 s: a close with unread bytes resets the
+                # connection, and the reset can overtake the reply (a proxy then relays nothing).
+                c.shutdown(socket.SHUT_WR); c.settimeout(1.0)
+                try:
+                    while c.recv(4096):
+                        pass
+                except OSError:
+                    pass
+                c.close()
             else:
                 _, peer = key.fileobj.recvfrom(512); key.fileobj.sendto(reply, peer)
         except OSError:
