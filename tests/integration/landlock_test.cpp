@@ -117,6 +117,8 @@ TEST_P(Landlock, TheManifestRecordsTheLayerAsLaunched) {
     EXPECT_EQ(l["applied"], !weakened) << l.dump();
     EXPECT_GE(l["abi"].get<int>(), 2) << l.dump();
     EXPECT_GT(l["rules"].get<int>(), 5) << l.dump();
+    // The digest of the rules file bound, which the weakening does not bind.
+    EXPECT_EQ(l["rules_sha256"].is_string(), !weakened) << l.dump();
   }
 }
 

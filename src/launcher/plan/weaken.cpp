@@ -73,7 +73,8 @@ struct Weakening {
 // Every defence a test can remove, by name. "rw-bind:PATH" and "bind:PATH" take a path and are
 // handled by weaken_sections itself.
 const Weakening kWeakenings[] = {
-    // The Landlock step is not run (the session file still says it is applied).
+    // The Landlock step is not run and its rules file not bound: the manifest records
+    // applied = false, from the plan as launched.
     {"no-landlock", [](SandboxSections& s) { s.landlock.apply = false; }},
     {"no-sentinel", [](SandboxSections& s) { remove_env(s.env, "IS_SANDBOX"); }},
     // bwrap hands the command the launcher's own environment.

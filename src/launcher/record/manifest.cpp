@@ -78,12 +78,14 @@ Json launcher_json() {
 }
 
 // The second filesystem layer as launched (after any test weakening): what it handles, what the
-// kernel lacks, or why it is not applied; the rules by count and digest (the file is in
-// bwrap_argv's data, bound at /run/cordon/landlock).
-Json landlock_json(const Config& config, const SandboxPlan& plan) {
+// kernel lacks, or why it is not applied; the rules by count, and the digest of the very bytes
+// bound at /run/cordon/landlock (null when no rules file was bound).
+Json landlock_json(const SandboxPlan& plan) {
   const landlock::LandlockSection& l = plan.landlock;
-  const std::string rules = l.apply ? landlock::render_rules(landlock::rules_of(l)) : "";
-  return {{"mode", landlock_mode_name(config.sandbox.landlock)},
+  Json digest = nullptr;
+  for (const DataFile& file : plan.data_files)
+    if (file.dest == kLandlockRulesPath) digest = sha256_hex(file.content);
+  return {{"mode", landlock_mode_name(l.mode)},
           {"abi", l.abi},
           {"applied", l.apply},
           {"handled", bytes_array_json(landlock::access_names(l.handled_fs))},
@@ -91,7 +93,7 @@ Json landlock_json(const Config& config, const SandboxPlan& plan) {
           {"unavailable", bytes_array_json(l.unavailable)},
           {"why_not", bytes_json(l.why_not)},
           {"rules", l.rules.size()},
-          {"rules_sha256", l.apply ? Json(sha256_hex(rules)) : Json(nullptr)}};
+          {"rules_sha256", digest}};
 }
 
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan,
@@ -122,7 +124,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"seccomp_rules_digest",
        !plan.isolation.seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules({plan.isolation.allow_ptrace}))},
       {"network", network_json(plan.intent.network)},
-      {"landlock", landlock_json(config, plan)},
+      {"landlock", landlock_json(plan)},
       {"terminal",
        {{"operator_device", plan.intent.terminal.operator_device},
         {"private_pty", plan.intent.terminal.private_pty},
