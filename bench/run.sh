@@ -26,6 +26,9 @@
 #      (bench/proxy_throughput.sh, its own offline world).
 #   9. what the claude profile adds over generic (its entries made and audited), and what an
 #      ordinary user's launch (nobody, through setpriv) adds over root's (no target set).
+#  10. the Landlock layer: a launch with it (the default, "auto") against the same launch with
+#      [sandbox] landlock = "off" (target <= +0.3 ms: the cordon-landlock step's exec, its
+#      rules and restrict_self).
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -57,6 +60,7 @@ labels=(
   "one HTTPS request through the proxy adds"
   "claude profile adds"
   "an ordinary user's launch adds"
+  "landlock adds"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
@@ -88,6 +92,7 @@ printf "[network]\nmode = \"offline\"\n$nobudget" > "$tmp/offline.toml"
 printf "[network]\nmode = \"allowlist\"\n$nobudget" > "$tmp/allowlist.toml"
 printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
 printf "[network]\nmode = \"host\"\n[terminal]\nprivate = false\n$nobudget" > "$tmp/direct.toml"
+printf "[network]\nmode = \"host\"\n$nobudget[sandbox]\nlandlock = \"off\"\n" > "$tmp/nolandlock.toml"
 runs="${RUNS:-200}"
 jailed=0
 [ -n "${CORDON_BENCH_WORLD:-}" ] && jailed=1
@@ -102,7 +107,7 @@ cordon, tmp = sys.argv[1], sys.argv[2]
 ws = os.path.join(tmp, "ws")
 def side(name, argv, fds=None, cwd=None):
     json.dump({"argv": argv, "cwd": cwd or ws, "fds": fds or {}}, open(os.path.join(tmp, name + ".json"), "w"))
-for cfg in ("nojail", "jail", "budget", "offline", "allowlist"):
+for cfg in ("nojail", "jail", "budget", "offline", "allowlist", "nolandlock"):
     conf = os.path.join(tmp, cfg + ".toml")
     side("cordon-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/true"])
     side("sleep-" + cfg, [cordon, "--config", conf, "run", "--", "/bin/sleep", "2"])
@@ -253,3 +258,7 @@ else
   line 20 "$(signed "$d") ms (claude $p ms, generic $g ms; median of pair differences)"
   line 21 "skipped (needs root and the user nobody)"
 fi
+
+# 10. The Landlock layer (the default) against the same launch without it.
+read -r l o _ _ _ d < <("$pairs" pairs "$runs" all "$tmp/cordon-nojail.json" "$tmp/cordon-nolandlock.json")
+line 22 "$(signed "$d") ms (landlock $l ms, off $o ms; median of pair differences; target <= +0.3)"

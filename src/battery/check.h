@@ -89,5 +89,6 @@ Outcome check_egress_policy(const Context&);     // 31
 Outcome check_agent_control(const Context&);     // 32
 Outcome check_private_terminal(const Context&);  // 28
 Outcome check_footholds_ro(const Context&);      // 29
+Outcome check_landlock(const Context&);          // 33
 
 }  // namespace cordon::battery

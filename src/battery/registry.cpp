@@ -59,6 +59,8 @@ const std::vector<CheckSpec>& all_checks() {
        "the profile's control entries bound read-only over its state (agents.NAME.control); no replaceable "
        "mapped executable",
        check_agent_control},
+      {"33", "second filesystem layer", "filesystem_confinement",
+       "Landlock ruleset from the plan (libexec/cordon-landlock before the command)", check_landlock},
   };
   return checks;
 }

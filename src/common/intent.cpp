@@ -116,6 +116,13 @@ Json intent_json(const SessionIntent& s) {
   out["terminal"] = {{"operator_device", s.terminal.operator_device},
                      {"private_pty", s.terminal.private_pty},
                      {"pass", bytes_array_json(s.terminal.pass)}};
+  out["landlock"] = {{"mode", s.landlock.mode},
+                     {"abi", s.landlock.abi},
+                     {"applied", s.landlock.applied},
+                     {"rights", bytes_array_json(s.landlock.rights)},
+                     {"scopes", bytes_array_json(s.landlock.scopes)},
+                     {"unavailable", bytes_array_json(s.landlock.unavailable)},
+                     {"why_not", bytes_json(s.landlock.why_not)}};
   out["last_verify"] = bytes_json(s.last_verify);
   return out;
 }
@@ -147,6 +154,14 @@ SessionIntent intent_from_json(const Json& d) {
   const Json terminal = member(d, "terminal");
   s.terminal = {string_member(terminal, "operator_device"), bool_member(terminal, "private_pty"),
                 string_array_member(terminal, "pass")};
+  // A session file from before the layer has no member: "off", as it was.
+  if (d.contains("landlock")) {
+    const Json& landlock = d["landlock"];
+    s.landlock = {string_member(landlock, "mode"), static_cast<int>(integer_member(landlock, "abi").value_or(0)),
+                  bool_member(landlock, "applied"), string_array_member(landlock, "rights"),
+                  string_array_member(landlock, "scopes"), string_array_member(landlock, "unavailable"),
+                  string_member(landlock, "why_not")};
+  }
   s.last_verify = string_member(d, "last_verify");
   return s;
 }

@@ -19,6 +19,9 @@ inline constexpr const char* kSessionFilePath = "/run/cordon/session";
 inline constexpr const char* kGitConfigPath = "/run/cordon/gitconfig";
 // The Landlock rules cordon-landlock applies before the command (common/landlock_rules.h).
 inline constexpr const char* kLandlockRulesPath = "/run/cordon/landlock";
+// A file the mounts let anyone read and no Landlock rule grants: readable only when no ruleset
+// is in force (battery check 33). In bwrap's /dev, whose rules grant the nodes it makes only.
+inline constexpr const char* kLandlockSentinelPath = "/dev/.cordon-landlock";
 
 // The session file's "format" and major "version"; a reader refuses any other major version.
 inline constexpr const char* kSessionFormat = "cordon-session";
@@ -88,6 +91,17 @@ struct FilesystemIntent {
   long long tmpfs_size_bytes = 0;           // each writable tmpfs's cap (0 = none)
 };
 
+// The second filesystem layer ([sandbox] landlock), as planned from the un-weakened mounts.
+struct LandlockIntent {
+  std::string mode = "off";                // "auto", "required" or "off"
+  int abi = 0;                             // the kernel's (0: no Landlock)
+  bool applied = false;                    // a ruleset is applied in front of the command
+  std::vector<std::string> rights = {};    // the filesystem rights it handles ("read_file", ...)
+  std::vector<std::string> scopes = {};    // "abstract_unix_socket", "signal"
+  std::vector<std::string> unavailable = {};  // what this kernel lacks: "truncate (ABI 3)", ...
+  std::string why_not = {};                // why nothing is applied, or ""
+};
+
 struct SessionIntent {
   ConfigIntent config;
   AgentIntent agent;
@@ -106,6 +120,7 @@ struct SessionIntent {
   NetworkIntent network;
   LimitsIntent limits;
   TerminalIntent terminal;
+  LandlockIntent landlock;
   std::string last_verify;  // outcome of the last `cordon verify` before this launch
 };
 

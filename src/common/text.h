@@ -14,6 +14,8 @@ namespace cordon {
 // POSIX shell single-quoting, only where needed: safe characters pass unquoted.
 std::string shell_quote(std::string_view word);
 std::string shell_join(const std::vector<std::string>& words);
+// The items with `separator` between them.
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 // A file's content, at most `limit` bytes; nullopt (with *err = errno) when it cannot be
 // opened or read. O_NONBLOCK | O_NOCTTY: a FIFO or terminal put in a file's place cannot hang

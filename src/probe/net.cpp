@@ -290,7 +290,9 @@ void abstract_attempt(const std::string& name, Tally& tally) {
     if (last != EPROTOTYPE) break;
   }
   tally.blocked("@" + printable(name, 50) + ": " + errno_name(last) +
-                (last == ECONNREFUSED ? " (no such socket in this network namespace)" : ""));
+                (last == ECONNREFUSED ? " (no such socket in this network namespace)"
+                 : last == EPERM      ? " (Landlock's abstract-socket scope: the listener is outside this session)"
+                                      : ""));
 }
 
 bool path_socket_attempt(const std::string& path, Tally& tally) {

@@ -125,7 +125,8 @@ void probe_host_visible(const Context& ctx, Tally& tally) {
 
 std::vector<ProbeDef> process_probes() {
   return {
-      {"60", "proc-signal", "process", "signal the host target (0, then SIGCONT)", "ESRCH / EPERM", probe_signal},
+      {"60", "proc-signal", "process", "signal the host target (0, then SIGCONT)",
+       "ESRCH / EPERM (also the Landlock signal scope)", probe_signal},
       {"61", "proc-ptrace", "process", "PTRACE_SEIZE the host target", "ESRCH / EPERM", probe_ptrace},
       {"62", "proc-environ", "process", "read the host target's /proc/PID/environ", "ENOENT / EACCES", probe_environ},
       {"63", "proc-mem", "process", "open the host target's /proc/PID/mem", "ENOENT / EACCES", probe_mem},

@@ -243,7 +243,8 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 32u);
+  EXPECT_EQ(r.rows.size(), 33u);
+  EXPECT_EQ(r.rows["33"].status, "PASS") << r.dump();  // the default: Landlock, measured
   // The budgets every session has: no core dumps, the writable tmpfs mounts capped; and the
   // default pids and memory budgets where a cgroup can hold them (root here), read back.
   EXPECT_EQ(r.detail("27").rfind("tmpfs_size_bytes=1073741824 (/tmp, $HOME, /var/tmp), core=0", 0), 0u) << r.dump();
@@ -325,7 +326,7 @@ TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
   std::vector<std::string> argv = {cordon_, "--config", config_, "verify", "--workspace", workspace_};
   RunResult brief = run(argv, as_who(o));
   EXPECT_EQ(brief.exit_code, kExitChecksFailed) << brief.out << brief.err;
-  EXPECT_NE(brief.out.find("cordon-battery: 32 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"),
+  EXPECT_NE(brief.out.find("cordon-battery: 33 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"),
             std::string::npos)
       << brief.out;
   EXPECT_NE(brief.out.find("  [FAIL] 18 "), std::string::npos) << brief.out;  // the --config override
@@ -337,7 +338,7 @@ TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
   argv.emplace_back("-v");
   RunResult every = run(argv, as_who(o));
   EXPECT_EQ(every.exit_code, kExitChecksFailed) << every.out << every.err;
-  EXPECT_NE(every.out.find("cordon-battery: 32 checks\n"), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("cordon-battery: 33 checks\n"), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [PASS] 01 "), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [FAIL] 18 "), std::string::npos) << every.out;
   EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (30 PASS|29 PASS / 1 WARN) / 2 FAIL\n")))
@@ -972,9 +973,9 @@ TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
   EXPECT_TRUE(r.doc["profile"].is_null());
   // What a bare bwrap lacks: the sentinel, the git config, a filter; it allows nested userns;
   // root can read /etc/shadow.
-  // Check 30 needs the session file to know the intended view.
-  expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26", "30"}
-                          : std::set<std::string>{"01", "16", "22", "23", "30"});
+  // Checks 30 and 33 need the session file to know the intended view and Landlock layer.
+  expect_failed(r, root() ? std::set<std::string>{"01", "16", "22", "23", "26", "30", "33"}
+                          : std::set<std::string>{"01", "16", "22", "23", "30", "33"});
   // Checks that compare with the launcher's intent say they fell back.
   for (const char* id : {"03", "04", "07", "08", "09", "17", "18", "19", "20", "21", "24", "27"})
     EXPECT_NE(r.detail(id).find("no session file"), std::string::npos) << id << "\n" << r.dump();
@@ -1015,7 +1016,7 @@ TEST_P(Battery, Check17NamesAReadWriteMountOutOfReachAndFailsOneWithinReach) {
     size_t at = r.detail("17").find(marker);
     return at == std::string::npos ? 0 : std::stoi(r.detail("17").substr(at + marker.size()));
   };
-  const std::set<std::string> bare_fails = {"01", "16", "22", "23", "30"};
+  const std::set<std::string> bare_fails = {"01", "16", "22", "23", "30", "33"};
   BatteryRun without = bare(false, {});
   expect_failed(without, bare_fails);
   // Out of reach: root's 0700 directory; bwrap could not remount the store read-only, and this
@@ -1075,6 +1076,31 @@ TEST_P(Battery, Check27FindsTheSessionCgroupAndFailsWithoutIt) {
             std::string::npos) << weakened.dump();
 }
 
+// Check 33 measures the Landlock layer: with the ruleset (the default) the sentinel and a file
+// made in /dev are refused, and bwrap's pid 1 cannot be signalled; without it (the no-landlock
+// weakening: the session file still says applied) the sentinel opens and the check FAILs.
+TEST_P(Battery, Check33PassesWithLandlockAndFailsWithoutIt) {
+  BatteryRun held = in_cordon();
+  expect_failed(held, kOverrideBaseline);
+  EXPECT_EQ(held.rows["33"].status, "PASS") << held.dump();
+  EXPECT_NE(held.detail("33").find(": sentinel EACCES"), std::string::npos) << held.dump();
+  EXPECT_NE(held.detail("33").find("kill(1, 0) EPERM"), std::string::npos) << held.dump();
+
+  BatteryRun weak = in_cordon({"--test-weaken", "no-landlock"});
+  expect_failed(weak, with(kOverrideBaseline, {"33"}));
+  EXPECT_NE(weak.detail("33").find("opened for reading: no Landlock ruleset in force"), std::string::npos)
+      << weak.dump();
+}
+
+// Configured off, the battery says the session has one filesystem layer: a WARN, never a PASS.
+TEST_P(Battery, Check33WarnsWhenLandlockIsOff) {
+  const std::string config = write_config("off.toml", std::string(kNoJail) + "[sandbox]\nlandlock = \"off\"\n");
+  BatteryRun r = in_cordon({}, {}, config);
+  expect_failed(r, kOverrideBaseline);
+  EXPECT_EQ(r.rows["33"].status, "WARN") << r.dump();
+  EXPECT_NE(r.detail("33").find("ONE FILESYSTEM LAYER"), std::string::npos) << r.dump();
+}
+
 TEST_P(Battery, ExplicitSessionFileMustExist) {
   RunResult r = run({battery_, "--session", base_->path() + "/missing"}, as_who());
   EXPECT_EQ(r.exit_code, 64);
@@ -1092,7 +1118,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 32 checks");
+  EXPECT_EQ(line, "cordon-battery: 33 checks");
   const std::regex row(R"(  \[(PASS|WARN|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, warned = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
@@ -1181,7 +1207,7 @@ TEST_P(Battery, ListAndHelp) {
     EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
     EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
   }
-  EXPECT_EQ(n, 32);
+  EXPECT_EQ(n, 33);
   RunResult help = run({battery_, "--help"}, as_who());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--only"), std::string::npos);

@@ -573,26 +573,51 @@ TEST_P(Probe, SessionCgroupCannotBeRaisedOrLeftAndControl) {
   EXPECT_EQ(held.v("47"), "BLOCKED") << held.dump();
   EXPECT_NE(held.r("47").find(scope.dir() + "/cgroup.procs: EROFS"), std::string::npos) << held.dump();
   EXPECT_NE(held.r("47").find("/pids.max: EROFS"), std::string::npos) << held.dump();
-  ProbeRun weakened = launch({"rw-bind:" + scope.dir()});
+  // Bound read-write, Landlock (the view grants /sys read-only) still refuses the writes.
+  ProbeRun ruled = launch({"rw-bind:" + scope.dir()});
+  EXPECT_EQ(ruled.v("47"), "BLOCKED") << ruled.dump();
+  EXPECT_NE(ruled.r("47").find("/pids.max: EACCES"), std::string::npos) << ruled.dump();
+  ProbeRun weakened = launch({"rw-bind:" + scope.dir(), "no-landlock"});
   expect_escaped(weakened, {"47"}, "the session cgroup's parent bound read-write");
   EXPECT_NE(weakened.r("47").find("/pids.max opened for writing"), std::string::npos) << weakened.dump();
 }
 
+// Without the pid namespace and without Landlock, the host target is signalled and listed.
 TEST_P(Probe, ControlNoPidNamespace) {
-  ProbeRun r = in_cordon({"no-unshare-pid"}, {"--only", "60,64", "--target-pid", target_arg_});
+  ProbeRun r = in_cordon({"no-unshare-pid", "no-landlock"}, {"--only", "60,64", "--target-pid", target_arg_});
   expect_escaped(r, {"60", "64"}, "no-unshare-pid");
 }
 
+// Without the pid namespace, Landlock's signal scope (ABI 6) still stops the signal to a
+// process outside the session: EPERM. The listing (64) is the pid namespace's alone.
+TEST_P(Probe, LandlocksSignalScopeHoldsWithoutAPidNamespace) {
+  ProbeRun r = in_cordon({"no-unshare-pid"}, {"--only", "60,64", "--target-pid", target_arg_});
+  EXPECT_EQ(r.v("60"), "BLOCKED") << r.dump();
+  EXPECT_NE(r.r("60").find(": EPERM"), std::string::npos) << r.dump();
+  EXPECT_EQ(r.v("64"), "ESCAPED") << r.dump();
+}
+
+// The host's /dev bound in, without Landlock: its device nodes open (root).
 TEST_P(Probe, ControlHostDev) {
   if (!root()) GTEST_SKIP() << "host device nodes are root-only here: an unprivileged user opens none of them";
-  ProbeRun r = in_cordon({"host-dev"}, {"--only", "31"});
+  ProbeRun r = in_cordon({"host-dev", "no-landlock"}, {"--only", "31"});
   expect_escaped(r, {"31"}, "host-dev");
+}
+
+// The host's /dev bound in, with Landlock: only the nodes bwrap's own /dev has are granted, so
+// the host's disks and memory stay closed (EACCES).
+TEST_P(Probe, LandlockHoldsTheHostsDevicesClosedUnderHostDev) {
+  if (!root()) GTEST_SKIP() << "host device nodes are root-only here: an unprivileged user opens none of them";
+  ProbeRun r = in_cordon({"host-dev"}, {"--only", "31"});
+  EXPECT_EQ(r.v("31"), "BLOCKED") << r.dump();
+  EXPECT_NE(r.r("31").find("EACCES"), std::string::npos) << r.dump();
 }
 
 TEST_P(Probe, ControlNoClearenv) {
   RunOptions o;
   o.env = env({{"GH_TOKEN", "ghp_planted" + tag_}});
-  ProbeRun r = in_cordon({"no-clearenv"}, {"--only", "90"}, o);
+  // Without Landlock too: pid 1 and the parent lie outside its domain, whose environ it refuses.
+  ProbeRun r = in_cordon({"no-clearenv", "no-landlock"}, {"--only", "90"}, o);
   expect_escaped(r, {"90"}, "no-clearenv");
   EXPECT_NE(r.r("90").find("GH_TOKEN"), std::string::npos) << r.dump();
   EXPECT_EQ(r.raw.out.find("ghp_planted"), std::string::npos) << "a value was printed";
@@ -704,7 +729,8 @@ class ProbeWorld : public ::testing::TestWithParam<Who> {
   static void SetUpTestSuite() {
     world = open_suite_world(world_problem);
     if (!world) return;
-    world->write_config("nojail", "[network]\negress_jail = false\n");
+    world->write_config("nojail", "[network]\negress_jail = false\n[sandbox]\nlandlock = \"off\"\n");
+    world->write_config("nojail-landlock", "[network]\negress_jail = false\n");
     world->write_config("jail", "[network]\negress_jail = true\n");
     // A network namespace with nothing but loopback: what a jail isolates the sandbox into.
     empty_netns = "cjp-" + world->id;
@@ -750,6 +776,15 @@ TEST_P(ProbeWorld, ControlWithoutTheJailEgressProbesReachTheWorld) {
   EXPECT_NE(r.r("06").find("tcp 127.0.0.1:8080: connected"), std::string::npos) << r.dump();
   EXPECT_NE(r.r("07").find("@" + abstract_name_ + ": connected"), std::string::npos) << r.dump();
   EXPECT_EQ(r.raw.exit_code, 3) << r.dump();
+}
+
+// The same host network, with Landlock's abstract-socket scope (ABI 6): the host's abstract
+// listener refuses the connection (EPERM), while the TCP escapes (the network's part) remain.
+TEST_P(ProbeWorld, LandlocksScopeKeepsTheHostsAbstractSocketsOutOfReach) {
+  ProbeRun r = probe("nojail-landlock", with_targets());
+  EXPECT_EQ(r.v("07"), "BLOCKED") << r.dump();
+  EXPECT_NE(r.r("07").find("@" + abstract_name_ + ": EPERM (Landlock's abstract-socket scope"), std::string::npos) << r.dump();
+  EXPECT_EQ(r.v("06"), "ESCAPED") << r.dump();
 }
 
 TEST_P(ProbeWorld, InAnEmptyNetworkNamespaceEveryEgressProbeIsBlocked) {

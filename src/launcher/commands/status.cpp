@@ -89,6 +89,15 @@ std::string view_summary(const SessionIntent& s) {
   return out;
 }
 
+// "ABI 7: 14 rights; scopes: abstract_unix_socket, signal", what the kernel lacks, or why none.
+std::string landlock_summary(const LandlockIntent& l) {
+  if (!l.applied) return "not applied: the mounts alone hold the filesystem promise";
+  std::string text = "ABI " + std::to_string(l.abi) + ", " + std::to_string(l.rights.size()) +
+                     " filesystem rights; scopes: " + (l.scopes.empty() ? "none" : join(l.scopes, ", "));
+  if (!l.unavailable.empty()) text += "; NOT ON THIS KERNEL: " + join(l.unavailable, ", ");
+  return text;
+}
+
 }  // namespace
 
 std::string render_status(const StatusView& v) {
@@ -105,8 +114,12 @@ std::string render_status(const StatusView& v) {
     first += " -- TERMINAL SHARED: private terminal disabled";
   if (s.filesystem.view != "system")
     first += " -- HOST VIEW: the whole host root is readable (filesystem.view = \"" + s.filesystem.view + "\")";
+  if (!s.landlock.applied)
+    first += " -- ONE FILESYSTEM LAYER: Landlock not applied (" +
+             (s.landlock.why_not.empty() ? "sandbox.landlock = \"" + s.landlock.mode + "\"" : s.landlock.why_not) + ")";
   line(first);
   line("  view         " + view_summary(s));
+  line("  landlock     " + landlock_summary(s.landlock));
   if (!s.limits.not_enforced.empty()) {
     std::string budgets = "  budgets      NOT ENFORCED here: ";
     for (size_t i = 0; i < s.limits.not_enforced.size(); ++i) budgets += (i ? ", " : "") + s.limits.not_enforced[i];

@@ -129,12 +129,11 @@ struct RecordsConfig {
 
 // [sandbox] landlock: the second filesystem layer (launcher/landlock/ruleset_plan.h). "auto"
 // applies what the kernel has and records what it lacks; "required" refuses to launch without a
-// usable Landlock; "off" applies nothing. Off by default in this version: the layer is new, and
-// becomes "auto" once the whole suite runs under it (docs/landlock.md).
+// usable Landlock; "off" applies nothing, and every record says the session had one layer.
 enum class LandlockMode { Auto, Required, Off };
 
 struct SandboxConfig {
-  LandlockMode landlock = LandlockMode::Off;
+  LandlockMode landlock = LandlockMode::Auto;
 };
 const char* landlock_mode_name(LandlockMode mode);  // "auto", "required", "off"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -269,6 +270,15 @@ HostFacts gather_host_facts(const Config& config, const LaunchRequest& request) 
   if (budgets_requested(config, request)) f.cgroups = cgroup::gather_hierarchies(mounts.all(), f.user);
   if (config.filesystem.view == RootView::System) f.view_roots = gather_view_roots();
   if (config.sandbox.landlock != LandlockMode::Off) f.landlock = landlock::landlock_abi();
+#ifdef CORDON_TEST_HOOKS
+  // TEST-ONLY (compiled only with -DCORDON_TEST_HOOKS=ON): a kernel with an older Landlock,
+  // or none, played by capping the ABI this one has (how "auto" and "required" decide there).
+  if (const std::string* cap = f.env_value("CORDON_TEST_LANDLOCK_ABI"); cap && !cap->empty()) {
+    const int abi = std::atoi(cap->c_str());
+    if (abi < f.landlock.abi) f.landlock.abi = abi;
+    if (abi == 0) f.landlock.problem = "ENOSYS (played by CORDON_TEST_LANDLOCK_ABI=0)";
+  }
+#endif
   // Only uid 0 owns what other users cannot read in /etc; anyone else is refused it anyway.
   if (f.uid == 0) f.private_etc = private_entries("/etc");
   char target[PATH_MAX];

@@ -56,9 +56,10 @@ void grant(RuleMap& rules, const std::string& path, uint64_t rights) {
 // /dev (bwrap's --dev; its host bind under a weakening is ruled alike, so nothing more of the
 // host's devices opens): the directory listable, each node bwrap makes usable, the pty
 // instance usable, /dev/shm writable.
-void devices_rules(RuleMap& rules, const std::string& dev) {
+void devices_rules(RuleMap& rules, const std::string& dev, bool terminal_console) {
   grant(rules, dev, kAccessFsReadDir);
   for (const char* node : kDevNodes) grant(rules, dev + "/" + node, kDeviceRights);
+  if (terminal_console) grant(rules, dev + "/console", kDeviceRights);
   grant(rules, dev + "/pts", kAccessFsReadDir | kDeviceRights);
   grant(rules, dev + "/shm", kReadWriteRights);
 }
@@ -71,13 +72,14 @@ bool covered_by_ancestors(const RuleMap& rules, const std::string& path, uint64_
   return (rights & ~inherited) == 0;
 }
 
-std::vector<LandlockRule> rules_for(const std::vector<MountStep>& mounts, uint64_t handled_fs) {
+std::vector<LandlockRule> rules_for(const std::vector<MountStep>& mounts, uint64_t handled_fs,
+                                    bool terminal_console) {
   RuleMap rules;
   // bwrap's own root (an empty tmpfs in the system view): its names listable, no content.
   grant(rules, "/", kAccessFsReadDir);
   for (const MountStep& m : mounts) {
     if (m.role == MountRole::Devices && (m.op == MountOp::Dev || m.op == MountOp::DevBind))
-      devices_rules(rules, m.dest);
+      devices_rules(rules, m.dest, terminal_console);
     else grant(rules, m.dest, step_rights(m));
   }
   for (auto it = rules.begin(); it != rules.end();) {
@@ -101,7 +103,7 @@ std::string kernel_reason(int abi, const std::string& problem) {
 }  // namespace
 
 LandlockSection plan_landlock(LandlockMode mode, int abi, const std::vector<MountStep>& mounts,
-                              const std::string& problem) {
+                              const std::string& problem, bool terminal_console) {
   LandlockSection s;
   s.mode = mode;
   s.abi = abi;
@@ -124,8 +126,14 @@ LandlockSection plan_landlock(LandlockMode mode, int abi, const std::vector<Moun
   s.apply = true;
   s.handled_fs = handled_fs_for_abi(abi);
   s.scoped = scopes_for_abi(abi);
-  s.rules = rules_for(mounts, s.handled_fs);
+  s.rules = rules_for(mounts, s.handled_fs, terminal_console);
   return s;
+}
+
+LandlockIntent describe_landlock(const LandlockSection& section) {
+  return {landlock_mode_name(section.mode), section.abi,           section.apply,
+          access_names(section.handled_fs),  scope_names(section.scoped), section.unavailable,
+          section.why_not};
 }
 
 LandlockRules rules_of(const LandlockSection& section) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/landlock_abi.h"
+#include "common/intent.h"
 #include "common/landlock_rules.h"
 #include "launcher/inputs/config.h"
 #include "launcher/section/section.h"
@@ -42,8 +43,14 @@ struct LandlockSection {
 // resolv.conf's target): the step applying a rule on a non-directory masks it to
 // kAccessFsFileRights, as the kernel accepts nothing else there.
 // Throws cordon::Error under Required when abi < kMinimumAbi, saying what to change.
+// `terminal_console`: the sandbox's stdout is a terminal (the session's pty, or the operator's
+// with [terminal] private = false), which bwrap binds at /dev/console; only then is that node
+// granted, so a host /dev bound by mistake does not open the host's console.
 LandlockSection plan_landlock(LandlockMode mode, int abi, const std::vector<MountStep>& mounts,
-                              const std::string& problem = {});
+                              const std::string& problem = {}, bool terminal_console = false);
+
+// What the session file and `cordon status` say of the section (common/intent.h).
+LandlockIntent describe_landlock(const LandlockSection& section);
 
 // The rules file for a section that applies (common/landlock_rules.h).
 LandlockRules rules_of(const LandlockSection& section);
@@ -63,8 +70,8 @@ inline constexpr uint64_t kProcRights = kReadRights | kAccessFsWriteFile | kAcce
 // A configured agent binary outside the view: the file itself, to read and run.
 inline constexpr uint64_t kBinaryRights = kAccessFsReadFile | kAccessFsExecute;
 
-// The nodes bwrap's --dev makes, below its /dev (a file rule each; the exec step skips the
-// absent, e.g. console without a terminal).
-inline constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty", "console"};
+// The nodes bwrap's --dev always makes, below its /dev (a file rule each); "console" besides,
+// when bwrap binds the session's terminal there (plan_landlock's terminal_console).
+inline constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
 }  // namespace cordon::landlock

@@ -1,5 +1,7 @@
 #include "launcher/plan/plan.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/paths.h"
 #include "common/text.h"
@@ -69,6 +71,14 @@ std::vector<std::string> bwrap_argv(const SandboxSections& s, const network::Net
   return a;
 }
 
+// Whether /dev is bwrap's own (--dev), where a file may be made: not under the weakening that
+// binds the host's, whose /dev a sentinel would be written into.
+bool fresh_dev(const std::vector<MountStep>& mounts) {
+  return std::any_of(mounts.begin(), mounts.end(), [](const MountStep& m) {
+    return m.role == MountRole::Devices && m.op == MountOp::Dev && m.dest == "/dev";
+  });
+}
+
 // The generated files, in descriptor order: the git config, the session file (its content is
 // the intent, stated last), the network mode's resolv.conf where it has one, bound where the
 // host's really lives (its /run target when /etc/resolv.conf links there), over the host's copy.
@@ -76,6 +86,10 @@ std::vector<DataFile> generated_files(const SandboxSections& s, const network::N
   std::vector<DataFile> files = {{kGitConfigPath, s.gitconfig}, {kSessionFilePath, ""}};
   if (!net.resolv_conf.empty()) files.push_back({s.resolv_conf_dest, net.resolv_conf});
   if (s.landlock.apply) files.push_back({kLandlockRulesPath, landlock::render_rules(landlock::rules_of(s.landlock))});
+  // The sentinel check 33 must fail to read wherever the intent says a ruleset applies: under
+  // the no-landlock weakening too, so the check sees the layer missing.
+  if (s.intent.landlock.applied && fresh_dev(s.filesystem.mounts))
+    files.push_back({kLandlockSentinelPath, "cordon: readable only where no Landlock ruleset is in force\n"});
   return files;
 }
 
@@ -84,7 +98,10 @@ std::vector<DataFile> generated_files(const SandboxSections& s, const network::N
 landlock::LandlockSection plan_landlock_layer(const Config& config, const HostFacts& facts,
                                               const std::vector<MountStep>& mounts) {
   try {
-    return landlock::plan_landlock(config.sandbox.landlock, facts.landlock.abi, mounts, facts.landlock.problem);
+    // bwrap binds its stdout's terminal at /dev/console: the launcher's fd 1, or the pty for it.
+    const bool terminal_console = (facts.terminal_fds & 2U) != 0;
+    return landlock::plan_landlock(config.sandbox.landlock, facts.landlock.abi, mounts, facts.landlock.problem,
+                                   terminal_console);
   } catch (const Error& e) {
     throw config.source.error("sandbox.landlock", {}, e.what(), e.fix());
   }
@@ -99,6 +116,7 @@ void state_intent(SandboxSections& s, const Config& config, const AgentProfile& 
   s.intent.last_verify = facts.last_verify;
   if (agent_args) s.intent.agent.args = profile.args;
   s.intent.terminal = s.terminal.intent;
+  s.intent.landlock = landlock::describe_landlock(s.landlock);
 }
 
 }  // namespace
@@ -137,7 +155,8 @@ SandboxPlan assemble_plan(SandboxSections s) {
   const network::NetworkSection net = network::network_section(s.network);
   SandboxPlan plan;
   plan.permission_roots = permission_roots(s.filesystem.mounts);
-  RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), generated_files(s, net), kFirstDataFd);
+  std::vector<DataFile> files = generated_files(s, net);  // reads the mounts: before they move
+  RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), std::move(files), kFirstDataFd);
   mounts.files[1].content = serialize_session(s.intent);
   // A mode whose launch stage finishes after the fork keeps the command at the gate; only
   // with the session's init, which keeps it shut if the launcher dies (process/session_init.h).

@@ -75,7 +75,6 @@ TEST(LandlockRuleset, EachRoleGetsItsRightsAtAbi7) {
   const Rules expected = {
       {"/", kDir},
       {"/data/sock", kRW},
-      {"/dev/console", kDev},
       {"/dev/full", kDev},
       {"/dev/null", kDev},
       {"/dev/pts", kDir | kDev},
@@ -119,7 +118,7 @@ TEST(LandlockRuleset, HostViewAndHostProc) {
       {MountOp::RoBind, "/srv/data", "/srv/data", MountRole::ReadPath},
       {MountOp::BindFd, "/srv/proj", "/srv/proj", MountRole::Workspace},
   };
-  const Rules rules = plan_landlock(LandlockMode::Auto, 7, mounts).rules;
+  const Rules rules = plan_landlock(LandlockMode::Auto, 7, mounts, "", true).rules;  // on a terminal
   // / RX covers /dev's listing, the read path and /proc's read; the devices' writes it does not.
   const Rules expected = {{"/", kRX},          {"/dev/console", kDev},    {"/dev/full", kDev},
                           {"/dev/null", kDev}, {"/dev/pts", kDir | kDev}, {"/dev/random", kDev},
@@ -133,8 +132,21 @@ TEST(LandlockRuleset, HostDevicesAreRuledLikeFreshOnes) {
   const std::vector<MountStep> host = {{MountOp::DevBind, "/dev", "/dev", MountRole::Devices}};
   const Rules rules = plan_landlock(LandlockMode::Auto, 7, host).rules;
   EXPECT_EQ(rules, plan_landlock(LandlockMode::Auto, 7, fresh).rules);
-  ASSERT_EQ(rules.size(), 10u);  // /, 7 nodes, pts, shm (/dev's READ_DIR is /'s); nothing like /dev/sda
+  ASSERT_EQ(rules.size(), 9u);  // /, 6 nodes, pts, shm (/dev's READ_DIR is /'s); nothing like /dev/sda
   for (const LandlockRule& r : rules) EXPECT_NE(r.path, "/dev/sda");
+}
+
+// /dev/console is granted only when bwrap binds the session's terminal there: a host /dev bound
+// by mistake must not open the host's console.
+TEST(LandlockRuleset, TheConsoleOnlyWhenItIsTheSessionsTerminal) {
+  const std::vector<MountStep> dev = {{MountOp::Dev, "", "/dev", MountRole::Devices}};
+  auto has_console = [](const LandlockSection& s) {
+    for (const LandlockRule& r : s.rules)
+      if (r.path == "/dev/console") return r.access == kDev;
+    return false;
+  };
+  EXPECT_FALSE(has_console(plan_landlock(LandlockMode::Auto, 7, dev)));
+  EXPECT_TRUE(has_console(plan_landlock(LandlockMode::Auto, 7, dev, "", true)));
 }
 
 TEST(LandlockRuleset, PrunesWhatAncestorsAlreadyGrant) {
@@ -183,7 +195,7 @@ TEST(LandlockRuleset, MasksEveryRuleByTheAbi) {
   for (int abi = 2; abi <= 8; ++abi) {
     const LandlockSection s = plan_landlock(LandlockMode::Required, abi, system_view());
     EXPECT_EQ(s.handled_fs, handled_fs_for_abi(abi));
-    EXPECT_EQ(s.rules.size(), 21u) << abi;
+    EXPECT_EQ(s.rules.size(), 20u) << abi;
     for (const LandlockRule& r : s.rules) EXPECT_EQ(r.access & ~s.handled_fs, 0u) << abi << ' ' << r.path;
   }
 }
