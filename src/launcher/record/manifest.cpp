@@ -19,6 +19,7 @@
 #include "common/intent_json.h"
 #include "common/print.h"
 #include "common/process_start.h"
+#include "common/seccomp_policy.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
@@ -26,7 +27,6 @@
 #include "launcher/fs/steering_state.h"
 #include "launcher/inputs/workspace_tree.h"
 #include "launcher/record/tool_versions.h"
-#include "launcher/seccomp/policy.h"
 #include "launcher/workspace/footholds.h"
 
 namespace cordon {
