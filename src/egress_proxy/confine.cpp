@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/drop_capabilities.h"
 #include "common/error.h"
 #include "common/landlock_abi.h"
 #include "common/print.h"
@@ -51,6 +52,10 @@ std::vector<landlock::PathGrant> resolution_grants(const std::string& resolv_tar
 landlock::HelperDomain confine_proxy(const Options& options) {
   landlock::HelperDomain domain;
   if (options.test_no_confine) return domain;  // test builds only (options.cpp)
+  // It needs none (its socket is inherited, what it reads is world-readable): a proxy a root
+  // launcher started keeps none of root's, CAP_NET_ADMIN in the host's namespace among them.
+  if (int err = drop_all_capabilities(); err != 0)
+    throw Error(errno_text("the egress proxy could not give up its capabilities (capset)", err));
   if (options.landlock != LandlockMode::Off) {
     char target[PATH_MAX];
     std::string resolv_target;
@@ -95,6 +100,7 @@ void run_test_probes(const Options& options) {
   if (child == 0) ::_exit(0);
   lines += "probe fork: " + errno_name(child < 0 ? errno : 0) + "\n";
   if (child > 0) ::waitpid(child, nullptr, 0);
+  lines += std::string("probe capabilities: ") + (holds_capabilities() ? "some" : "none") + "\n";
   lines += "probe signal parent: " + errno_name(::kill(::getppid(), 0) == 0 ? 0 : errno) + "\n";
   if (!options.test_probe_abstract.empty()) {
     UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));

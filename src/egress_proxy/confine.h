@@ -1,9 +1,9 @@
 // The proxy's own confinement (issue 27 item 6): it runs outside the sandbox, in the host's
 // network namespace, and parses what the sandbox sends it, so a parser bug must not become the
-// host's. Before any thread: a Landlock domain that handles every filesystem right and allows
-// only reading what name resolution reads (and both scopes: no abstract unix socket, no signal
-// outside it), then the helpers' seccomp filter (no exec, no fork, no mount, no new Landlock
-// domain; common/seccomp_policy.h). docs/landlock.md "The helpers outside the sandbox".
+// host's. Before any thread: every capability given up, a Landlock domain that handles every filesystem right and
+// allows only reading what name resolution reads (and both scopes: no abstract unix socket, no signal outside it), then
+// the helpers' seccomp filter (no exec, no fork, no mount, no new Landlock domain; common/seccomp_policy.h).
+// docs/landlock.md "The helpers outside the sandbox".
 #pragma once
 
 #include <string>

@@ -90,6 +90,9 @@ TEST_F(ProxyConfinement, ControlUnconfinedOpensExecsForksSignalsAndConnects) {
   EXPECT_EQ(got["open /etc/hosts"], "ok") << messages_;
   EXPECT_EQ(got["exec"], "ENOENT") << messages_;
   EXPECT_EQ(got["fork"], "ok") << messages_;
+  if (::geteuid() == 0) {
+    EXPECT_EQ(got["capabilities"], "some") << messages_;
+  }
   EXPECT_EQ(got["signal parent"], "ok") << messages_;
   EXPECT_EQ(got["abstract " + abstract_], "ok") << messages_;
 }
@@ -99,6 +102,7 @@ TEST_F(ProxyConfinement, ConfinedReadsOnlyWhatResolutionReadsAndNeitherExecsNorF
   EXPECT_EQ(got["stop"], "") << messages_;
   EXPECT_EQ(got["exec"], "EPERM") << messages_;  // the helpers' seccomp filter
   EXPECT_EQ(got["fork"], "EPERM") << messages_;
+  EXPECT_EQ(got["capabilities"], "none") << messages_;
   EXPECT_EQ(got["open /etc/hosts"], "ok") << messages_;  // name resolution still reads it
   const int abi = landlock::landlock_abi().abi;
   if (abi < 1) GTEST_SKIP() << "no Landlock on this kernel: only the filter is seen";

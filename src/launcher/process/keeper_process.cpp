@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <string>
 
+#include "common/drop_capabilities.h"
 #include "common/error.h"
 #include "common/landlock_abi.h"
 #include "common/landlock_helper.h"
@@ -22,6 +23,7 @@ namespace {
 // In the child: the Landlock domain, then the filter (which denies the landlock_* calls). A
 // keeper that cannot enter what the kernel offers exits rather than keep unconfined.
 void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter) {
+  if (c.drop_capabilities && drop_all_capabilities() != 0) ::_exit(0);
   if (c.handle_fs || c.scopes != 0) {
     landlock::HelperRuleset ruleset;
     ruleset.handle_fs = c.handle_fs;
@@ -64,10 +66,10 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
 }  // namespace
 
 KeeperConfinement terminal_keeper_confinement() {
-  return {true, landlock::kScopeAbstractUnixSocket | landlock::kScopeSignal, true};
+  return {true, landlock::kScopeAbstractUnixSocket | landlock::kScopeSignal, true, true};
 }
 
-KeeperConfinement session_keeper_confinement() { return {false, landlock::kScopeAbstractUnixSocket, true}; }
+KeeperConfinement session_keeper_confinement() { return {false, landlock::kScopeAbstractUnixSocket, true, false}; }
 
 KeeperProcess::KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
                              const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement) {

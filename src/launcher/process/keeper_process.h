@@ -24,12 +24,14 @@ namespace cordon {
 // whole life, its action included. What the kernel lacks (no Landlock, no scopes before ABI 6)
 // is not entered; nothing fails for it.
 struct KeeperConfinement {
-  bool handle_fs = false;      // Landlock: every filesystem right handled, no rule (only the fds it holds)
-  uint64_t scopes = 0;         // Landlock scopes (common/landlock_abi.h), masked to the kernel's
-  bool helper_filter = false;  // the helpers' seccomp filter (common/seccomp_policy.h build_helper_rules)
+  bool handle_fs = false;          // Landlock: every filesystem right handled, no rule (only the fds it holds)
+  uint64_t scopes = 0;             // Landlock scopes (common/landlock_abi.h), masked to the kernel's
+  bool helper_filter = false;      // the helpers' seccomp filter (common/seccomp_policy.h build_helper_rules)
+  bool drop_capabilities = false;  // every capability given up first (common/drop_capabilities.h)
 };
 
-// The terminal keeper's: it only writes to and sets the terminal it holds at 3.
+// The terminal keeper's: it only writes to and sets the terminal it holds at 3 (no capability
+// needed).
 KeeperConfinement terminal_keeper_confinement();
 // The session keeper's: its sweep reads and writes the session's files, cgroups and the
 // workspace and home named in the manifest, and kills what is left in a v1 cgroup by pid, so

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "common/drop_capabilities.h"
 #include "common/landlock_abi.h"
 #include "launcher/process/keeper_process.h"
 #include "scratch_dir.h"
@@ -65,6 +66,7 @@ void attempt_all(const std::string& file, const std::string& abstract, pid_t lau
   const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract.size());
   out += "abstract=" + errno_name(::connect(s, reinterpret_cast<sockaddr*>(&at), len) == 0 ? 0 : errno) + "\n";
   // The descriptor it was given still works: what the terminal keeper's restore needs.
+  out += std::string("caps=") + (holds_capabilities() ? "some" : "none") + "\n";
   out += "kept_fd=" + errno_name(::write(3, "", 0) == 0 ? 0 : errno) + "\n";
   ssize_t ignored = ::write(3, out.data(), out.size());
   (void)ignored;
@@ -110,12 +112,16 @@ TEST(KeeperConfinement, ControlUnconfinedDoesEverything) {
   EXPECT_EQ(got["signal"], "ok");
   EXPECT_EQ(got["abstract"], "ok");
   EXPECT_EQ(got["kept_fd"], "ok");
+  if (::geteuid() == 0) {
+    EXPECT_EQ(got["caps"], "some");
+  }
 }
 
 TEST(KeeperConfinement, TerminalKeeperOpensNothingExecsNothingAndStaysInItsScopes) {
   auto got = run_keeper(terminal_keeper_confinement());
   EXPECT_EQ(got["exec"], "EPERM");  // the helpers' filter
   EXPECT_EQ(got["kept_fd"], "ok");
+  EXPECT_EQ(got["caps"], "none");
   if (landlock::landlock_abi().abi < 1) GTEST_SKIP() << "no Landlock here: only the filter is seen";
   EXPECT_EQ(got["open"], "EACCES");
   if (!has_scopes()) GTEST_SKIP() << "Landlock ABI < 6: no scopes to see";
@@ -129,6 +135,9 @@ TEST(KeeperConfinement, SessionKeeperKeepsFilesAndSignalsButNotExecOrAbstractSoc
   EXPECT_EQ(got["open"], "ok");    // its sweep reads and writes the session's files
   EXPECT_EQ(got["signal"], "ok");  // and kills a v1 cgroup's members by pid
   EXPECT_EQ(got["kept_fd"], "ok");
+  if (::geteuid() == 0) {  // removing root's cgroups, tightening any user's files
+    EXPECT_EQ(got["caps"], "some");
+  }
   if (!has_scopes()) GTEST_SKIP() << "Landlock ABI < 6: no scopes to see";
   EXPECT_EQ(got["abstract"], "EPERM");
 }
