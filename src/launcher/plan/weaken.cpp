@@ -113,7 +113,7 @@ const Weakening kWeakenings[] = {
     {"proxy-unconfined",
      [](SandboxSections& s) {
        if (auto* allowlist = std::get_if<network::AllowlistMode>(&s.network))
-         allowlist->proxy_test_args.push_back("--test-no-confine");
+         allowlist->proxy_test_args.emplace_back("--test-no-confine");
      }},
     // The jail without the /32 blackholes of the host's own addresses (the session file still
     // states them): what the jail was before it read every address of the host.
