@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "common/build_config.h"
+#include "common/seccomp_compile.h"
+#include "common/seccomp_policy.h"
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/root_view.h"
 #include "launcher/plan/plan.h"
 #include "launcher/plan/session_options.h"
-#include "launcher/seccomp/compile.h"
-#include "launcher/seccomp/policy.h"
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include "common/print.h"
 #include "common/text.h"
 #include "egress_proxy/address_policy.h"
+#include "egress_proxy/confine.h"
 #include "egress_proxy/decision_log.h"
 #include "egress_proxy/options.h"
 #include "egress_proxy/server.h"
@@ -64,6 +65,10 @@ int run(int argc, char** argv) {
   cordon::EgressRules rules(options.allow, options.deny, "--allow", "--deny");
   AddressPolicy policy(rules, options.refuse);
   check_fds(options);
+  // Confined while it is still one thread: every connection's thread inherits the domain and
+  // the filter (neither reaches threads that exist already).
+  confine_proxy(options);
+  run_test_probes(options);
   cordon::UniqueFd signals = block_signals();
   DecisionLog log(options.log_fd, options.max_log_bytes);
   ServeContext ctx{options, rules, policy, log};

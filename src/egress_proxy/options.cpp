@@ -28,9 +28,10 @@ std::string usage_text() {
   return "usage: cordon-egress-proxy --listen-fd N --log-fd M [--allow RULE]... [--deny RULE]...\n"
          "         [--refuse CIDR]... [--max-connections 64] [--max-header-bytes 16384]\n"
          "         [--idle-seconds 300] [--connect-timeout-seconds 10] [--header-timeout-seconds 10]\n"
-         "         [--reclaim-idle-seconds 30] [--max-log-bytes 1048576]\n"
+         "         [--reclaim-idle-seconds 30] [--max-log-bytes 1048576] [--landlock auto|required|off]\n"
          "Serves CONNECT and absolute-form HTTP on the inherited listening socket, connecting only to\n"
-         "allowed destinations; one JSON line per connection on the log fd. Started by cordon.\n";
+         "allowed destinations; one JSON line per connection on the log fd. Before serving it enters its own\n"
+         "Landlock domain (--landlock, default auto) and seccomp filter. Started by cordon.\n";
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -44,6 +45,22 @@ Options parse_options(const std::vector<std::string>& args) {
 #ifdef CORDON_TEST_HOOKS
     if (key == "--test-allow-all") {
       o.test_allow_all = true;
+      continue;
+    }
+    if (key == "--test-no-confine") {
+      o.test_no_confine = true;
+      continue;
+    }
+    if (key == "--test-landlock-abi" && i + 1 < args.size()) {
+      o.test_landlock_abi = int(parse_number(key, args[++i], 0, 999));
+      continue;
+    }
+    if (key == "--test-probe-open" && i + 1 < args.size()) {
+      o.test_probe_open = args[++i];
+      continue;
+    }
+    if (key == "--test-probe-abstract" && i + 1 < args.size()) {
+      o.test_probe_abstract = args[++i];
       continue;
     }
 #endif
@@ -60,7 +77,12 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (key == "--max-log-bytes") o.max_log_bytes = size_t(parse_number(key, value, 0, 1 << 30));
     else if (key == "--header-timeout-seconds") o.header_timeout_seconds = int(parse_number(key, value, 1, 3600));
     else if (key == "--reclaim-idle-seconds") o.reclaim_idle_seconds = int(parse_number(key, value, 1, 604800));
-    else if (key == "--refuse") {
+    else if (key == "--landlock") {
+      if (value == "auto") o.landlock = LandlockMode::Auto;
+      else if (value == "required") o.landlock = LandlockMode::Required;
+      else if (value == "off") o.landlock = LandlockMode::Off;
+      else usage_error("--landlock: expected auto, required or off, got \"" + value + "\"");
+    } else if (key == "--refuse") {
       std::string problem;
       auto prefix = parse_ipv4_cidr(value, &problem);
       if (!prefix) usage_error("--refuse \"" + value + "\": " + problem);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/json_codec.h"
+#include "common/landlock_abi.h"
 #include "jail_world.h"
 #include "support.h"
 
@@ -385,6 +386,46 @@ TEST_F(NetworkModes, AllowlistLauncherKilledLeavesNoProxyOrSandbox) {
     EXPECT_EQ(left, "") << "the proxy or the sandbox outlived its launcher";
     EXPECT_EQ(run_shell("pgrep -xf '" + marker + "'").status, 1) << "the sandboxed command outlived its launcher";
   }
+}
+
+// The proxy in its own Landlock domain under its seccomp filter ([sandbox] landlock = "auto";
+// docs/landlock.md "The helpers outside the sandbox"): it still resolves and carries for the
+// sandbox, and the manifest records its confinement. The control, --test-weaken
+// proxy-unconfined, records no filter and no domain.
+TEST_F(NetworkModes, AllowlistProxyConfinedStillCarriesAndIsRecorded) {
+  world->write_config("allowlist-landlock",
+                      "[sandbox]\nlandlock = \"auto\"\n[network]\nmode = \"allowlist\"\nallow = [\"lan.test:8080\", "
+                      "\"internet.test:8000\", \"internet.test:8443\", \"localhost\"]\n");
+  const int abi = landlock::landlock_abi().abi;
+  auto manifest_of = [&](As who) {
+    const std::string text = read_file(latest_record(who));
+    return Json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  };
+  for (As who : {As::Root, As::User}) {
+    clear_records(who);
+    CommandResult run = world->cordon_run(config("allowlist-landlock"), "/bin/sh attempts.sh", as(who));
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(has(run.output, "internet: OK hello internet")) << run.output;
+    EXPECT_TRUE(has(run.output, "tunnel: OK hello internet")) << run.output;
+    const Json c = manifest_of(who)["egress_proxy_confinement"];
+    ASSERT_TRUE(c.is_object()) << manifest_of(who).dump();
+    EXPECT_EQ(c["landlock_mode"], "auto") << c.dump();
+    EXPECT_EQ(c["landlock"], abi >= 1) << c.dump();
+    EXPECT_EQ(c["seccomp_rules_digest"].get<std::string>().size(), 64u) << c.dump();
+  }
+  clear_records(As::Root);
+  CommandResult control = world->cordon_run(config("allowlist-landlock"), "/bin/sh attempts.sh",
+                                            as(As::Root, "--test-weaken proxy-unconfined"));
+  ASSERT_EQ(control.status, 0) << control.output;
+  EXPECT_TRUE(has(control.output, "internet: OK hello internet")) << control.output;
+  const Json c = manifest_of(As::Root)["egress_proxy_confinement"];
+  EXPECT_EQ(c["landlock"], false) << c.dump();
+  EXPECT_EQ(c["seccomp_rules_digest"], "none") << c.dump();
+  // Another mode records none.
+  clear_records(As::Root);
+  CommandResult offline = world->cordon_run(config("offline"), "/bin/true", as(As::Root));
+  ASSERT_EQ(offline.status, 0) << offline.output;
+  EXPECT_TRUE(manifest_of(As::Root)["egress_proxy_confinement"].is_null());
 }
 
 // `cordon run --allow RULE` widens the allow-list for one run, only within the operator's

@@ -75,11 +75,11 @@ check "upward: $arrow fails" fails_naming "folder up: $copy/$arrow"
 
 # Sideways: one mechanism includes another.
 copy="$(fresh sideways)"
-file="$(pick launcher/seccomp policy.cpp cpp)"
+file="$(pick launcher/landlock ruleset_plan.cpp cpp)"
 header="$(pick launcher/env env.h h)"
 line="$(plant "$copy" "$file" "$header")"
 run "$copy"
-arrow="$file:$line includes $header (launcher/seccomp -> launcher/env)"
+arrow="$file:$line includes $header (launcher/landlock -> launcher/env)"
 check "sideways: $arrow fails" fails_naming "folder sideways: $copy/$arrow"
 
 # Unknown: a folder not in the order, even one nothing includes.

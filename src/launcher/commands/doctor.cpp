@@ -16,6 +16,8 @@
 #include "common/limit_keys.h"
 #include "common/network_opt_out.h"
 #include "common/print.h"
+#include "common/seccomp_compile.h"
+#include "common/seccomp_policy.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
@@ -30,8 +32,6 @@
 #include "launcher/process/subprocess.h"
 #include "launcher/record/host_tools.h"
 #include "launcher/record/sweep.h"
-#include "launcher/seccomp/compile.h"
-#include "launcher/seccomp/policy.h"
 
 namespace cordon {
 namespace {

@@ -155,7 +155,8 @@ LaunchStage* NetworkLaunch::stage_for(const NetworkPlan& plan, const std::string
     return jail_.get();
   }
   if (const auto* allowlist = std::get_if<AllowlistMode>(&plan)) {
-    proxy::ProxyArgs args{allowlist->allow, allowlist->deny, allowlist->refuse, allowlist->proxy_test_args};
+    proxy::ProxyArgs args{allowlist->allow, allowlist->deny, allowlist->refuse, allowlist->proxy_test_args,
+                          allowlist->proxy_landlock};
     allowlist_ = std::make_unique<proxy::AllowlistNetwork>(proxy_path_, std::move(args), allowlist->own_namespace);
     return allowlist_.get();
   }

@@ -48,6 +48,8 @@ struct AllowlistMode {
   // the launcher's network namespace (allowlist-host-net).
   std::vector<std::string> proxy_test_args = {};
   bool own_namespace = true;
+  // [sandbox] landlock ("auto", "required", "off"): the proxy's own Landlock domain follows it.
+  std::string proxy_landlock = "auto";
 };
 
 // mode = "offline": bwrap's own network namespace, loopback only.

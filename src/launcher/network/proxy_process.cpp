@@ -59,6 +59,7 @@ std::vector<std::string> proxy_argv(const std::string& proxy_path, const ProxyAr
   for (const auto& rule : args.allow) argv.insert(argv.end(), {"--allow", rule});
   for (const auto& rule : args.deny) argv.insert(argv.end(), {"--deny", rule});
   for (const auto& cidr : args.refuse) argv.insert(argv.end(), {"--refuse", cidr});
+  argv.insert(argv.end(), {"--landlock", args.landlock});
   argv.insert(argv.end(), args.extra.begin(), args.extra.end());
   return argv;
 }

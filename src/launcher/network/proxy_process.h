@@ -18,6 +18,9 @@ struct ProxyArgs {
   std::vector<std::string> allow, deny;  // egress rules (common/egress_rules.h)
   std::vector<std::string> refuse;       // CIDRs answers may not resolve into (the host's subnets)
   std::vector<std::string> extra;        // further options, e.g. a test weakening
+  // The proxy's own Landlock domain, as [sandbox] landlock says ("auto", "required", "off";
+  // egress_proxy/confine.h); its seccomp filter is applied whatever this says.
+  std::string landlock = "auto";
 };
 
 class EgressProxy {

@@ -128,6 +128,8 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.agent = profile.name;
   // The network first: a jail that cannot be planned on this host is reported before the rest.
   s.network = network::plan_network(config.network, config.source, profile.network_allow, facts.network);
+  if (auto* allowlist = std::get_if<network::AllowlistMode>(&s.network))
+    allowlist->proxy_landlock = landlock_mode_name(config.sandbox.landlock);
   validate(config, request, profile, facts);
   s.command = resolve_command(profile, facts, request);
   const bool agent_args = runs_the_agent(profile, facts, s.command) && !profile.args.empty();

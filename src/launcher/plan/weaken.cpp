@@ -108,6 +108,13 @@ const Weakening kWeakenings[] = {
          allowlist->proxy_test_args.insert(allowlist->proxy_test_args.end(),
                                            {"--test-allow-all", "--connect-timeout-seconds", "1"});
      }},
+    // The proxy without its own confinement (no Landlock domain, no seccomp filter): the control
+    // of the tests that see it confined.
+    {"proxy-unconfined",
+     [](SandboxSections& s) {
+       if (auto* allowlist = std::get_if<network::AllowlistMode>(&s.network))
+         allowlist->proxy_test_args.emplace_back("--test-no-confine");
+     }},
     // The jail without the /32 blackholes of the host's own addresses (the session file still
     // states them): what the jail was before it read every address of the host.
     {"jail-host-addresses-open",

@@ -10,18 +10,39 @@
 #include <cerrno>
 #include <string>
 
+#include "common/drop_capabilities.h"
 #include "common/error.h"
+#include "common/landlock_abi.h"
+#include "common/landlock_helper.h"
+#include "common/seccomp_compile.h"
+#include "common/seccomp_install.h"
 
 namespace cordon {
 namespace {
 
+// In the child: the Landlock domain, then the filter (which denies the landlock_* calls). A
+// keeper that cannot enter what the kernel offers exits rather than keep unconfined.
+void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter) {
+  if (c.drop_capabilities && drop_all_capabilities() != 0) ::_exit(0);
+  if (c.handle_fs || c.scopes != 0) {
+    landlock::HelperRuleset ruleset;
+    ruleset.handle_fs = c.handle_fs;
+    ruleset.scopes = c.scopes;
+    const landlock::HelperDomain domain = landlock::enter_helper_domain(ruleset);
+    if (!domain.applied && domain.abi >= 1 && (domain.handled_fs != 0 || domain.scoped != 0)) ::_exit(0);
+  }
+  if (!filter.empty() && seccomp::install_program(filter) != 0) ::_exit(0);
+}
+
 // The keeper's whole life, in the forked child: nothing of it returns.
-[[noreturn]] void keep(const char* name, int alive_fd, const std::function<void()>& on_launcher_death) {
+[[noreturn]] void keep(const char* name, int alive_fd, const std::function<void()>& on_launcher_death,
+                       const KeeperConfinement& confinement, const std::vector<sock_filter>& filter) {
   ::prctl(PR_SET_NAME, name);
   // Its own session: the launcher's process group (a shell's job, killed whole with kill -9
   // -PGID) does not reach it. What it writes to a terminal it writes through a descriptor,
   // which needs no controlling terminal.
   ::setsid();
+  confine(confinement, filter);
   // The terminal's job-control signals must not stop or kill it before it acts, nor a hangup;
   // a write or tcsetattr from a background group must not stop it either (SIGTTOU).
   for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE}) ::signal(sig, SIG_IGN);
@@ -44,8 +65,19 @@ namespace {
 
 }  // namespace
 
+KeeperConfinement terminal_keeper_confinement() {
+  return {true, landlock::kScopeAbstractUnixSocket | landlock::kScopeSignal, true, true};
+}
+
+KeeperConfinement session_keeper_confinement() { return {false, landlock::kScopeAbstractUnixSocket, true, false}; }
+
 KeeperProcess::KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
-                             const std::function<void()>& on_launcher_death) {
+                             const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement) {
+  // Compiled here, before the fork, once per launcher (both keepers take the same): the child
+  // only installs it (seccomp_install.h).
+  static const std::vector<sock_filter> helper_filter = seccomp::compile_program(seccomp::build_helper_rules());
+  static const std::vector<sock_filter> no_filter;
+  const std::vector<sock_filter>& filter = confinement.helper_filter ? helper_filter : no_filter;
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0)
     throw Error(errno_text(std::string("pipe (") + what + ")", errno),
@@ -69,7 +101,7 @@ KeeperProcess::KeeperProcess(const char* name, const char* what, const std::vect
   int null = ::open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3 && null >= 0; ++fd) ::dup2(null, fd);
   if (null > alive) ::close(null);
-  keep(name, alive, on_launcher_death);
+  keep(name, alive, on_launcher_death, confinement, filter);
 }
 
 void KeeperProcess::dismiss() {

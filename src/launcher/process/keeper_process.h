@@ -8,8 +8,10 @@
 // (terminal/terminal_keeper.h) and the session keeper (record/session_keeper.h) are two.
 #pragma once
 
+#include <linux/filter.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -17,13 +19,33 @@
 
 namespace cordon {
 
+// What the keeper may still do once it is in its own session (docs/landlock.md "The helpers
+// outside the sandbox"): entered in the child before it waits, so a keeper is confined for its
+// whole life, its action included. What the kernel lacks (no Landlock, no scopes before ABI 6)
+// is not entered; nothing fails for it.
+struct KeeperConfinement {
+  bool handle_fs = false;          // Landlock: every filesystem right handled, no rule (only the fds it holds)
+  uint64_t scopes = 0;             // Landlock scopes (common/landlock_abi.h), masked to the kernel's
+  bool helper_filter = false;      // the helpers' seccomp filter (common/seccomp_policy.h build_helper_rules)
+  bool drop_capabilities = false;  // every capability given up first (common/drop_capabilities.h)
+};
+
+// The terminal keeper's: it only writes to and sets the terminal it holds at 3 (no capability
+// needed).
+KeeperConfinement terminal_keeper_confinement();
+// The session keeper's: its sweep reads and writes the session's files, cgroups and the
+// workspace and home named in the manifest, and kills what is left in a v1 cgroup by pid, so
+// no filesystem rule and no signal scope; the abstract-socket scope and the filter.
+KeeperConfinement session_keeper_confinement();
+
 class KeeperProcess {
  public:
   // Forks the keeper, named `name` (at most 15 bytes). In it, `kept` are at 3, 4, ... in that
   // order, and `on_launcher_death` runs in the forked child after end-of-file, then it exits.
-  // Throws cordon::Error (`what` names it) when the pipe or the fork fails.
+  // `confinement` is entered in the child after setsid(). Throws cordon::Error (`what` names
+  // it) when the pipe, the filter or the fork fails.
   KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
-                const std::function<void()>& on_launcher_death);
+                const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement = {});
   // Not dismissed: the keeper is let go (its write end closed), not waited for.
   ~KeeperProcess();
   KeeperProcess(const KeeperProcess&) = delete;

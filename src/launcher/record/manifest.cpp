@@ -19,6 +19,7 @@
 #include "common/intent_json.h"
 #include "common/print.h"
 #include "common/process_start.h"
+#include "common/seccomp_policy.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "common/utc_time.h"
@@ -26,7 +27,6 @@
 #include "launcher/fs/steering_state.h"
 #include "launcher/inputs/workspace_tree.h"
 #include "launcher/record/tool_versions.h"
-#include "launcher/seccomp/policy.h"
 #include "launcher/workspace/footholds.h"
 
 namespace cordon {
@@ -96,6 +96,25 @@ Json landlock_json(const SandboxPlan& plan) {
           {"rules_sha256", digest}};
 }
 
+// The allowlist proxy's own confinement as launched (docs/landlock.md "The helpers outside the
+// sandbox"; null in the other modes): the Landlock mode the launcher passed it, the kernel's ABI
+// as asked for [sandbox] landlock, whether it enters a domain, and its filter's digest. The
+// proxy fails closed where it cannot enter what this says.
+Json proxy_confinement_json(const SandboxPlan& plan) {
+  const auto* allowlist = std::get_if<network::AllowlistMode>(&plan.network);
+  if (!allowlist) return nullptr;
+  const auto& extra = allowlist->proxy_test_args;
+  const bool unconfined = std::find(extra.begin(), extra.end(), "--test-no-confine") != extra.end();
+  const int abi = plan.landlock.abi;
+  const bool enters = !unconfined && allowlist->proxy_landlock != "off" && abi >= 1;
+  return {{"landlock_mode", bytes_json(allowlist->proxy_landlock)},
+          {"landlock_abi", abi},
+          {"landlock", enters},
+          {"scopes", bytes_array_json(enters ? landlock::scope_names(landlock::scopes_for_abi(abi))
+                                             : std::vector<std::string>{})},
+          {"seccomp_rules_digest", unconfined ? "none" : seccomp::rules_digest(seccomp::build_helper_rules())}};
+}
+
 Json manifest_json(const std::string& id, const Config& config, const HostFacts& facts, const SandboxPlan& plan,
                    const PermissionBaseline& permissions) {
   const std::string config_text = config.file_found ? read_text_file(config.source.file) : "";
@@ -125,6 +144,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
        !plan.isolation.seccomp ? "none" : seccomp::rules_digest(seccomp::build_rules({plan.isolation.allow_ptrace}))},
       {"network", network_json(plan.intent.network)},
       {"landlock", landlock_json(plan)},
+      {"egress_proxy_confinement", proxy_confinement_json(plan)},
       {"terminal",
        {{"operator_device", plan.intent.terminal.operator_device},
         {"private_pty", plan.intent.terminal.private_pty},

@@ -23,6 +23,7 @@
 
 #include "common/error.h"
 #include "common/memfd.h"
+#include "common/seccomp_compile.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/fs/bound_paths.h"
@@ -32,7 +33,6 @@
 #include "launcher/process/spared_children.h"
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
-#include "launcher/seccomp/compile.h"
 #include "launcher/terminal/output_pipes.h"
 #include "launcher/terminal/relay.h"
 

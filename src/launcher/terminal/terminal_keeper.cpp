@@ -47,7 +47,8 @@ TerminalKeeper::TerminalKeeper(int terminal_fd, const termios& saved, int restor
   // session (process/keeper_process.h).
   process_ = std::make_unique<KeeperProcess>(
       "cordon-tty", "the terminal keeper", std::vector<int>{terminal_fd},
-      [saved, restore_flags, modes = shared_] { restore(3, saved, restore_flags, modes); });
+      [saved, restore_flags, modes = shared_] { restore(3, saved, restore_flags, modes); },
+      terminal_keeper_confinement());
 }
 
 void TerminalKeeper::dismiss() {

@@ -31,7 +31,9 @@ TEST(ProxyOptions, ParsesEveryOption) {
                              "--header-timeout-seconds",
                              "3",
                              "--reclaim-idle-seconds",
-                             "4"});
+                             "4",
+                             "--landlock",
+                             "required"});
   EXPECT_EQ(o.listen_fd, 3);
   EXPECT_EQ(o.log_fd, 4);
   EXPECT_EQ(o.allow, (std::vector<std::string>{"a.test", "*.b.test:22"}));
@@ -44,6 +46,8 @@ TEST(ProxyOptions, ParsesEveryOption) {
   EXPECT_EQ(o.connect_timeout_seconds, 2);
   EXPECT_EQ(o.header_timeout_seconds, 3);
   EXPECT_EQ(o.reclaim_idle_seconds, 4);
+  EXPECT_EQ(o.landlock, LandlockMode::Required);
+  EXPECT_EQ(parse_options({"--listen-fd", "3", "--log-fd", "4", "--landlock", "off"}).landlock, LandlockMode::Off);
 }
 
 TEST(ProxyOptions, Defaults) {
@@ -54,6 +58,8 @@ TEST(ProxyOptions, Defaults) {
   EXPECT_EQ(o.connect_timeout_seconds, 10);
   EXPECT_EQ(o.header_timeout_seconds, 10);
   EXPECT_EQ(o.reclaim_idle_seconds, 30);
+  EXPECT_EQ(o.landlock, LandlockMode::Auto);
+  EXPECT_FALSE(o.test_no_confine);
   EXPECT_TRUE(parse_options({"--help"}).help);
 }
 
@@ -65,7 +71,8 @@ TEST(ProxyOptions, UsageErrors) {
                                              {"--listen-fd", "3", "--log-fd", "4", "--bogus", "1"},
                                              {"--listen-fd", "3", "--log-fd", "4", "--refuse", "::1"},
                                              {"--listen-fd", "3", "--log-fd", "4", "--max-connections", "0"},
-                                             {"--listen-fd", "3", "--log-fd", "4", "--reclaim-idle-seconds", "0"}}) {
+                                             {"--listen-fd", "3", "--log-fd", "4", "--reclaim-idle-seconds", "0"},
+                                             {"--listen-fd", "3", "--log-fd", "4", "--landlock", "on"}}) {
     try {
       parse_options(args);
       ADD_FAILURE() << "accepted " << args.back();

@@ -147,12 +147,16 @@ TEST(EgressDecisions, TheProxysOverflowLineAddsItsCountsToTheTotalsAndTheSummary
   }
 }
 
-TEST(ProxyProcess, ArgvCarriesRulesRefusalsAndExtrasAfterTheFixedDescriptors) {
-  ProxyArgs args{{"api.test"}, {"*.bad.test"}, {"192.0.2.0/24"}, {"--test-allow-all"}};
-  EXPECT_EQ(
-      proxy_argv("/x/cordon-egress-proxy", args),
-      (std::vector<std::string>{"/x/cordon-egress-proxy", "--listen-fd", "3", "--log-fd", "4", "--allow", "api.test",
-                                "--deny", "*.bad.test", "--refuse", "192.0.2.0/24", "--test-allow-all"}));
+TEST(ProxyProcess, ArgvCarriesRulesRefusalsLandlockAndExtrasAfterTheFixedDescriptors) {
+  ProxyArgs args{{"api.test"}, {"*.bad.test"}, {"192.0.2.0/24"}, {"--test-allow-all"}, "required"};
+  EXPECT_EQ(proxy_argv("/x/cordon-egress-proxy", args),
+            (std::vector<std::string>{"/x/cordon-egress-proxy", "--listen-fd", "3", "--log-fd", "4", "--allow",
+                                      "api.test", "--deny", "*.bad.test", "--refuse", "192.0.2.0/24", "--landlock",
+                                      "required", "--test-allow-all"}));
+  // Unset, the proxy's own Landlock domain is "auto", as the proxy's own default.
+  ProxyArgs plain{{"api.test"}, {}, {}, {}};
+  const std::vector<std::string> argv = proxy_argv("/x/cordon-egress-proxy", plain);
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()), (std::vector<std::string>{"--landlock", "auto"}));
 }
 
 }  // namespace

@@ -40,8 +40,8 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "launcher/seccomp/compile.h"
-#include "launcher/seccomp/policy.h"
+#include "common/seccomp_compile.h"
+#include "common/seccomp_policy.h"
 
 namespace {
 

@@ -1,7 +1,8 @@
-#include "launcher/seccomp/compile.h"
+#include "common/seccomp_compile.h"
 
 #include <seccomp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <memory>
@@ -80,6 +81,17 @@ UniqueFd compile_to_memfd(const std::vector<Rule>& rules) {
     throw Error("seccomp: exported BPF has invalid size " + std::to_string(st.st_size), kFix);
   seal_and_rewind(fd.get(), "cordon-seccomp");
   return fd;
+}
+
+std::vector<sock_filter> compile_program(const std::vector<Rule>& rules) {
+  UniqueFd fd = compile_to_memfd(rules);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error(errno_text("seccomp: fstat of BPF memfd", errno));
+  std::vector<sock_filter> program(static_cast<size_t>(st.st_size) / sizeof(sock_filter));
+  const size_t bytes = program.size() * sizeof(sock_filter);
+  if (::pread(fd.get(), program.data(), bytes, 0) != static_cast<ssize_t>(bytes))
+    throw Error(errno_text("seccomp: reading the exported BPF", errno), kFix);
+  return program;
 }
 
 }  // namespace cordon::seccomp

@@ -2,10 +2,12 @@
 // from `--seccomp FD` and installs just before execve.
 #pragma once
 
+#include <linux/filter.h>
+
 #include <vector>
 
+#include "common/seccomp_policy.h"
 #include "common/unique_fd.h"
-#include "launcher/seccomp/policy.h"
 
 namespace cordon::seccomp {
 
@@ -15,5 +17,9 @@ namespace cordon::seccomp {
 // to bwrap. The fd's offset is shared with any dup, so read it with pread, never read.
 // Throws cordon::Error on any failure.
 UniqueFd compile_to_memfd(const std::vector<Rule>& rules);
+
+// The same bytes as instructions, for a process that installs the filter on itself
+// (seccomp_install.h): cordon's helpers outside the sandbox. Throws cordon::Error.
+std::vector<sock_filter> compile_program(const std::vector<Rule>& rules);
 
 }  // namespace cordon::seccomp

@@ -1,4 +1,4 @@
-#include "launcher/seccomp/policy.h"
+#include "common/seccomp_policy.h"
 
 #include <linux/netlink.h>
 #include <sched.h>
@@ -88,6 +88,20 @@ std::vector<Rule> build_rules(const PolicyOptions& options) {
 
   add_family_rules(rules, "socket");
   add_family_rules(rules, "socketpair");
+  return rules;
+}
+
+std::vector<Rule> build_helper_rules() {
+  std::vector<Rule> rules = build_rules({});
+  add_all(rules, {"execve", "execveat"}, "a helper runs no program once confined");
+  add_all(rules, {"fork", "vfork"}, "a helper starts no process once confined");
+  // Threads (the proxy's, one per connection) are clones with CLONE_THREAD; glibc's clone3
+  // already falls back to clone (ENOSYS above), where the flags are visible.
+  add(rules, "clone", EPERM, "a helper starts no process once confined", {{0, Cmp::MaskedEq, CLONE_THREAD, 0}});
+  add_all(rules, {"unshare", "chroot"}, "a helper keeps the namespaces and root it was started in");
+  add_all(rules, {"open_by_handle_at"}, "opening a file by handle bypasses path-based rules");
+  add_all(rules, {"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"},
+          "a helper's Landlock domain is made before its filter");
   return rules;
 }
 

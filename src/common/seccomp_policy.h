@@ -35,6 +35,14 @@ struct Rule {
 // The rules, in a stable order.
 std::vector<Rule> build_rules(const PolicyOptions& options);
 
+// The filter of cordon's own long-lived helpers outside the sandbox (cordon-egress-proxy, the
+// terminal and session keepers): the sandbox's rules (ptrace denied) and then what none of them
+// does once confined, so a bug in one cannot run a program, start a process, or change its
+// own confinement: execve/execveat, fork/vfork and clone without CLONE_THREAD (threads stay),
+// unshare of any namespace, chroot, open_by_handle_at, and the landlock_* calls (applied
+// before the filter). In a stable order; docs/seccomp.md lists them.
+std::vector<Rule> build_helper_rules();
+
 // One line such as "ioctl: EPERM if a1 & 0xffffffff == 0x5412". Excludes `why`, so the
 // digest below changes only when the filter's behaviour changes.
 std::string describe(const Rule& rule);
