@@ -157,10 +157,11 @@ SessionIntent intent_from_json(const Json& d) {
   // A session file from before the layer has no member: "off", as it was.
   if (d.contains("landlock")) {
     const Json& landlock = d["landlock"];
-    s.landlock = {string_member(landlock, "mode"), static_cast<int>(integer_member(landlock, "abi").value_or(0)),
-                  bool_member(landlock, "applied"), string_array_member(landlock, "rights"),
-                  string_array_member(landlock, "scopes"), string_array_member(landlock, "unavailable"),
-                  string_member(landlock, "why_not")};
+    s.landlock = {
+        string_member(landlock, "mode"),         static_cast<int>(integer_member(landlock, "abi").value_or(0)),
+        bool_member(landlock, "applied"),        string_array_member(landlock, "rights"),
+        string_array_member(landlock, "scopes"), string_array_member(landlock, "unavailable"),
+        string_member(landlock, "why_not")};
   }
   s.last_verify = string_member(d, "last_verify");
   return s;

@@ -93,13 +93,13 @@ struct FilesystemIntent {
 
 // The second filesystem layer ([sandbox] landlock), as planned from the un-weakened mounts.
 struct LandlockIntent {
-  std::string mode = "off";                // "auto", "required" or "off"
-  int abi = 0;                             // the kernel's (0: no Landlock)
-  bool applied = false;                    // a ruleset is applied in front of the command
-  std::vector<std::string> rights = {};    // the filesystem rights it handles ("read_file", ...)
-  std::vector<std::string> scopes = {};    // "abstract_unix_socket", "signal"
+  std::string mode = "off";                   // "auto", "required" or "off"
+  int abi = 0;                                // the kernel's (0: no Landlock)
+  bool applied = false;                       // a ruleset is applied in front of the command
+  std::vector<std::string> rights = {};       // the filesystem rights it handles ("read_file", ...)
+  std::vector<std::string> scopes = {};       // "abstract_unix_socket", "signal"
   std::vector<std::string> unavailable = {};  // what this kernel lacks: "truncate (ABI 3)", ...
-  std::string why_not = {};                // why nothing is applied, or ""
+  std::string why_not = {};                   // why nothing is applied, or ""
 };
 
 struct SessionIntent {

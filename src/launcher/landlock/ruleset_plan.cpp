@@ -72,8 +72,7 @@ bool covered_by_ancestors(const RuleMap& rules, const std::string& path, uint64_
   return (rights & ~inherited) == 0;
 }
 
-std::vector<LandlockRule> rules_for(const std::vector<MountStep>& mounts, uint64_t handled_fs,
-                                    bool terminal_console) {
+std::vector<LandlockRule> rules_for(const std::vector<MountStep>& mounts, uint64_t handled_fs, bool terminal_console) {
   RuleMap rules;
   // bwrap's own root (an empty tmpfs in the system view): its names listable, no content.
   grant(rules, "/", kAccessFsReadDir);
@@ -131,9 +130,8 @@ LandlockSection plan_landlock(LandlockMode mode, int abi, const std::vector<Moun
 }
 
 LandlockIntent describe_landlock(const LandlockSection& section) {
-  return {landlock_mode_name(section.mode), section.abi,           section.apply,
-          access_names(section.handled_fs),  scope_names(section.scoped), section.unavailable,
-          section.why_not};
+  return {landlock_mode_name(section.mode), section.abi,         section.apply,  access_names(section.handled_fs),
+          scope_names(section.scoped),      section.unavailable, section.why_not};
 }
 
 LandlockRules rules_of(const LandlockSection& section) {

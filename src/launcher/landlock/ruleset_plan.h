@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/landlock_abi.h"
 #include "common/intent.h"
+#include "common/landlock_abi.h"
 #include "common/landlock_rules.h"
 #include "launcher/inputs/config.h"
 #include "launcher/section/section.h"
