@@ -33,12 +33,6 @@ constexpr const char* kResolutionFiles[] = {"/etc/resolv.conf", "/etc/hosts",   
 // Reading a library maps it executable without the EXECUTE right (that is execve's).
 constexpr const char* kLibraryDirs[] = {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"};
 
-std::string errno_name(int err) {
-  if (err == 0) return "ok";
-  const char* name = ::strerrorname_np(err);
-  return name ? name : "errno " + std::to_string(err);
-}
-
 }  // namespace
 
 std::vector<landlock::PathGrant> resolution_grants(const std::string& resolv_target) {

@@ -333,7 +333,7 @@ TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
   EXPECT_NE(brief.out.find("  [FAIL] 24 "), std::string::npos) << brief.out;  // no jail
   EXPECT_EQ(brief.out.find("[PASS]"), std::string::npos) << brief.out;
   // 27 WARNs where the default budgets cannot be placed (an ordinary user on this host).
-  EXPECT_TRUE(std::regex_search(brief.out, std::regex("  Summary: (30 PASS|29 PASS / 1 WARN) / 2 FAIL\n")))
+  EXPECT_TRUE(std::regex_search(brief.out, std::regex("  Summary: (31 PASS|30 PASS / 1 WARN) / 2 FAIL\n")))
       << brief.out;
   argv.emplace_back("-v");
   RunResult every = run(argv, as_who(o));
@@ -341,7 +341,7 @@ TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
   EXPECT_NE(every.out.find("cordon-battery: 33 checks\n"), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [PASS] 01 "), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [FAIL] 18 "), std::string::npos) << every.out;
-  EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (30 PASS|29 PASS / 1 WARN) / 2 FAIL\n")))
+  EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (31 PASS|30 PASS / 1 WARN) / 2 FAIL\n")))
       << every.out;
 }
 
@@ -488,10 +488,14 @@ TEST_P(Battery, Check10FailsWithTheHostDev) {
   BatteryRun r = in_cordon({"--test-weaken", "host-dev"});
   EXPECT_TRUE(r.fails("10")) << r.dump();
   EXPECT_NE(r.detail("10").find("host's devtmpfs"), std::string::npos) << r.dump();
-  // 17 also fails where the host's /dev carries a writable tmpfs (/dev/shm); nothing else.
+  // 17 also fails where the host's /dev carries a writable tmpfs (/dev/shm). With Landlock (the
+  // default), 33 cannot measure (no sentinel is bound into the host's /dev) and 22 cannot open
+  // a pty: the host's /dev/ptmx is a device node no rule grants. Nothing else.
   std::set<std::string> others = r.failed;
-  others.erase("10");
-  others.erase("17");
+  for (const char* id : {"10", "17", "22"}) others.erase(id);
+  EXPECT_TRUE(r.fails("33")) << r.dump();
+  EXPECT_NE(r.detail("33").find("sentinel /dev/.cordon-landlock is missing"), std::string::npos) << r.dump();
+  others.erase("33");
   EXPECT_EQ(join(others), join(kOverrideBaseline)) << r.dump();
 }
 
@@ -1134,7 +1138,7 @@ TEST_P(Battery, PlainOutputContract) {
       EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
     }
   }
-  EXPECT_EQ(expected_id, 33);
+  EXPECT_EQ(expected_id, 34);
   EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " +
                       (warned ? std::to_string(warned) + " WARN / " : std::string()) + std::to_string(failed) + " FAIL");
   EXPECT_EQ(r.exit_code, failed);
@@ -1158,7 +1162,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 32u);
+  EXPECT_EQ(checks.size(), 33u);
   int pass = 0, warned = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
                                             "ipc_isolation", "process_isolation", "filesystem_confinement",

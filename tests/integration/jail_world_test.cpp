@@ -541,7 +541,7 @@ TEST_F(JailWorld, DeepVerifyJsonIsOneDocument) {
   EXPECT_EQ(doc["deep"], true);
   EXPECT_EQ(doc["battery"]["format"], "cordon-battery");
   EXPECT_EQ(doc["battery"]["fail"], 0) << doc["battery"].dump();
-  EXPECT_EQ(doc["battery"]["checks"].size(), 32u);
+  EXPECT_EQ(doc["battery"]["checks"].size(), 33u);
   EXPECT_EQ(doc["probes"]["format"], "cordon-probe");
   EXPECT_EQ(doc["probes"]["result"], "SANDBOX OK") << doc["probes"]["result_line"];
   EXPECT_EQ(doc["probes"]["summary"]["checks_passed"], 33);

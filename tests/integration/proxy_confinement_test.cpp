@@ -86,15 +86,15 @@ class ProxyConfinement : public ::testing::Test {
 TEST_F(ProxyConfinement, ControlUnconfinedOpensExecsForksSignalsAndConnects) {
   auto got = run("auto", {"--test-no-confine"});
   EXPECT_EQ(got["stop"], "") << messages_;
-  EXPECT_EQ(got["open " + secret_], "ok") << messages_;
-  EXPECT_EQ(got["open /etc/hosts"], "ok") << messages_;
+  EXPECT_EQ(got["open " + secret_], "success") << messages_;
+  EXPECT_EQ(got["open /etc/hosts"], "success") << messages_;
   EXPECT_EQ(got["exec"], "ENOENT") << messages_;
-  EXPECT_EQ(got["fork"], "ok") << messages_;
+  EXPECT_EQ(got["fork"], "success") << messages_;
   if (::geteuid() == 0) {
     EXPECT_EQ(got["capabilities"], "some") << messages_;
   }
-  EXPECT_EQ(got["signal parent"], "ok") << messages_;
-  EXPECT_EQ(got["abstract " + abstract_], "ok") << messages_;
+  EXPECT_EQ(got["signal parent"], "success") << messages_;
+  EXPECT_EQ(got["abstract " + abstract_], "success") << messages_;
 }
 
 TEST_F(ProxyConfinement, ConfinedReadsOnlyWhatResolutionReadsAndNeitherExecsNorForks) {
@@ -103,7 +103,7 @@ TEST_F(ProxyConfinement, ConfinedReadsOnlyWhatResolutionReadsAndNeitherExecsNorF
   EXPECT_EQ(got["exec"], "EPERM") << messages_;  // the helpers' seccomp filter
   EXPECT_EQ(got["fork"], "EPERM") << messages_;
   EXPECT_EQ(got["capabilities"], "none") << messages_;
-  EXPECT_EQ(got["open /etc/hosts"], "ok") << messages_;  // name resolution still reads it
+  EXPECT_EQ(got["open /etc/hosts"], "success") << messages_;  // name resolution still reads it
   const int abi = landlock::landlock_abi().abi;
   if (abi < 1) GTEST_SKIP() << "no Landlock on this kernel: only the filter is seen";
   EXPECT_EQ(got["open " + secret_], "EACCES") << messages_;
@@ -115,9 +115,9 @@ TEST_F(ProxyConfinement, ConfinedReadsOnlyWhatResolutionReadsAndNeitherExecsNorF
 TEST_F(ProxyConfinement, LandlockOffKeepsTheFilter) {
   auto got = run("off", {});
   EXPECT_EQ(got["stop"], "") << messages_;
-  EXPECT_EQ(got["open " + secret_], "ok") << messages_;
+  EXPECT_EQ(got["open " + secret_], "success") << messages_;
   EXPECT_EQ(got["exec"], "EPERM") << messages_;
-  EXPECT_EQ(got["abstract " + abstract_], "ok") << messages_;
+  EXPECT_EQ(got["abstract " + abstract_], "success") << messages_;
 }
 
 TEST_F(ProxyConfinement, RequiredWithoutLandlockStopsWithWhatAndFix) {
@@ -131,7 +131,7 @@ TEST_F(ProxyConfinement, RequiredWithoutLandlockStopsWithWhatAndFix) {
 TEST_F(ProxyConfinement, AutoWithoutLandlockServesUnderTheFilter) {
   auto got = run("auto", {"--test-landlock-abi", "0"});
   EXPECT_EQ(got["stop"], "") << messages_;
-  EXPECT_EQ(got["open " + secret_], "ok") << messages_;
+  EXPECT_EQ(got["open " + secret_], "success") << messages_;
   EXPECT_EQ(got["exec"], "EPERM") << messages_;
 }
 
