@@ -25,17 +25,9 @@
 namespace cordon::proxy {
 namespace {
 
-const std::string kProxy = std::string(CORDON_BUILD_DIR) + "/libexec/cordon/cordon-egress-proxy";
+using cordon::testing::loopback_listener;
 
-UniqueFd loopback_listener() {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 || ::listen(fd.get(), 4) != 0)
-    return UniqueFd();
-  return fd;
-}
+const std::string kProxy = std::string(CORDON_BUILD_DIR) + "/libexec/cordon/cordon-egress-proxy";
 
 class ProxyConfinement : public ::testing::Test {
  protected:

@@ -2,6 +2,8 @@
 // real cordon-egress-proxy binary on a loopback listening socket: a stop that comes at once,
 // before the proxy has set up its signal handling, must still be a clean stop (exit 0), never
 // a teardown failure. Loopback only; nothing is sent.
+#include "launcher/network/proxy_process.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -11,20 +13,12 @@
 #include <string>
 
 #include "common/unique_fd.h"
-#include "launcher/network/proxy_process.h"
+#include "support.h"
 
 namespace cordon::proxy {
 namespace {
 
-UniqueFd loopback_listener() {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 || ::listen(fd.get(), 4) != 0)
-    return UniqueFd();
-  return fd;
-}
+using cordon::testing::loopback_listener;
 
 // Before the fix about one stop in two came before the proxy blocked SIGTERM: it died by the
 // signal's default action and the launcher reported "exited with status 143".

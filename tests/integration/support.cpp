@@ -1,13 +1,16 @@
 #include "support.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pty.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -407,6 +410,16 @@ unsigned long long process_start_time(pid_t pid) {
   for (int i = 3; i <= 22 && fields >> field; ++i)
     if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
   return 0;
+}
+
+UniqueFd loopback_listener() {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&at), sizeof at) != 0 || ::listen(fd.get(), 4) != 0)
+    return UniqueFd();
+  return fd;
 }
 
 }  // namespace cordon::testing

@@ -12,6 +12,7 @@
 
 #include "accounts_lock.h"
 #include "common/json_codec.h"
+#include "common/unique_fd.h"
 
 namespace cordon::testing {
 
@@ -132,5 +133,8 @@ std::vector<Json> record_lines(const std::string& path);
 
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who, const std::map<std::string, std::string>& extra = {});
+
+// A TCP socket listening on 127.0.0.1 at a port the kernel picks; invalid when that fails.
+UniqueFd loopback_listener();
 
 }  // namespace cordon::testing
