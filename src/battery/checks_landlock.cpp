@@ -21,12 +21,6 @@ namespace {
 
 constexpr const char* kMechanism = "Landlock ruleset from the plan (libexec/cordon-landlock before the command)";
 
-bool has(const std::vector<std::string>& items, const std::string& item) {
-  for (const auto& i : items)
-    if (i == item) return true;
-  return false;
-}
-
 // The sentinel opened for reading: "" when refused as a ruleset refuses, else what happened.
 std::string sentinel_problem() {
   struct stat st {};
@@ -75,7 +69,7 @@ Outcome check_landlock(const Context& c) {
   if (std::string problem = sentinel_problem(); !problem.empty()) return fail(problem);
   note += ": sentinel EACCES";
   if (std::string problem = create_problem(note); !problem.empty()) return fail(problem);
-  if (has(l.scopes, "signal")) {
+  if (l.scoped("signal")) {
     // bwrap's pid 1 started before the ruleset: outside the domain, so the scope refuses it.
     if (::kill(1, 0) == 0) return fail("kill(1, 0) succeeded: no signal scope in force");
     if (errno != EPERM) return fail("kill(1, 0) failed with " + errno_name(errno) + ", not the scope's EPERM");

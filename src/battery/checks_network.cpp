@@ -141,14 +141,6 @@ Outcome check_jail_routes(const Context& c) {
 
 namespace {
 
-// The session's Landlock ruleset scopes abstract unix sockets (ABI 6): connecting out of the
-// session is refused even in a shared network namespace.
-bool abstract_scope(const Context& c) {
-  if (!c.session || !c.session->landlock.applied) return false;
-  const auto& scopes = c.session->landlock.scopes;
-  return std::find(scopes.begin(), scopes.end(), "abstract_unix_socket") != scopes.end();
-}
-
 // The private destinations check 20 looks up: fixed samples, single-host blackholes, and the
 // first two addresses of each connected subnet (but not this namespace's own addresses).
 std::vector<uint32_t> private_samples(const NetState& s) {
@@ -274,9 +266,10 @@ Outcome check_abstract_sockets(const Context& c) {
         "shares the launcher's network namespace (" + own + "): the host's abstract unix sockets are reachable" +
             (foreign.empty() ? std::string(" (none listening right now)")
                              : " (" + std::to_string(foreign.size()) + " listening: " + join_some(foreign, 6) + ")") +
-            (abstract_scope(c) ? "; Landlock's abstract-socket scope refuses connecting to them (check 33 measures "
-                                 "the layer), but the namespace is shared: only the egress jail's private one closes it"
-                               : "; only the egress jail's private namespace closes this"),
+            (c.session && c.session->landlock.scoped("abstract_unix_socket")
+                 ? "; Landlock's abstract-socket scope refuses connecting to them (check 33 measures "
+                   "the layer), but the namespace is shared: only the egress jail's private one closes it"
+                 : "; only the egress jail's private namespace closes this"),
         "none: network namespace shared with the host");
   if (!foreign.empty())
     return fail("abstract sockets of processes outside the sandbox are listening here: " + join_some(foreign, 6));

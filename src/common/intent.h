@@ -5,6 +5,7 @@
 // Serialized as one versioned JSON document (docs/schemas.md); the codec is in intent.cpp.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,6 +101,10 @@ struct LandlockIntent {
   std::vector<std::string> scopes = {};       // "abstract_unix_socket", "signal"
   std::vector<std::string> unavailable = {};  // what this kernel lacks: "truncate (ABI 3)", ...
   std::string why_not = {};                   // why nothing is applied, or ""
+  // Whether an applied ruleset has the scope `name` ("signal", "abstract_unix_socket").
+  bool scoped(const std::string& name) const {
+    return applied && std::find(scopes.begin(), scopes.end(), name) != scopes.end();
+  }
 };
 
 struct SessionIntent {

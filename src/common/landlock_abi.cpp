@@ -1,11 +1,14 @@
 #include "common/landlock_abi.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 
 namespace cordon::landlock {
 
@@ -119,6 +122,16 @@ int add_path_rule(int ruleset_fd, int path_fd, uint64_t mask) {
   attr.allowed_access = mask;
   attr.parent_fd = path_fd;
   return ::syscall(SYS_landlock_add_rule, ruleset_fd, kRulePathBeneath, &attr, 0) == 0 ? 0 : errno;
+}
+
+int add_rule_at_path(int ruleset_fd, const std::string& path, uint64_t access, bool* opened) {
+  UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (opened) *opened = fd.valid();
+  if (!fd.valid()) return errno;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno;
+  const uint64_t mask = S_ISDIR(st.st_mode) ? access : access & kAccessFsFileRights;
+  return mask == 0 ? 0 : add_path_rule(ruleset_fd, fd.get(), mask);
 }
 
 int restrict_self(int ruleset_fd, uint32_t flags) {

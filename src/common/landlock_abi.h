@@ -113,6 +113,12 @@ FdResult create_ruleset(const RulesetAttr& attr);
 // preferably an O_PATH descriptor. Returns 0 or the errno.
 int add_path_rule(int ruleset_fd, int path_fd, uint64_t mask);
 
+// A rule granting `access` beneath `path`, opened O_PATH: on a non-directory only the file
+// rights of `access` (the kernel refuses the others there), and nothing when none is left.
+// Returns 0, or the errno of the open (*opened set false: the path is absent or out of reach)
+// or of landlock_add_rule.
+int add_rule_at_path(int ruleset_fd, const std::string& path, uint64_t access, bool* opened = nullptr);
+
 // landlock_restrict_self(2): the calling thread enters the ruleset's domain for good (the caller
 // must have set no_new_privs, or hold CAP_SYS_ADMIN). Returns 0 or the errno.
 int restrict_self(int ruleset_fd, uint32_t flags = 0);

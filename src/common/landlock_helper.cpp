@@ -1,15 +1,12 @@
 #include "common/landlock_helper.h"
 
-#include <fcntl.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "common/error.h"
 #include "common/landlock_abi.h"
-#include "common/unique_fd.h"
 
 namespace cordon::landlock {
 
@@ -41,14 +38,9 @@ HelperDomain enter_helper_domain(const HelperRuleset& ruleset, int abi) {
     return d;
   }
   for (const PathGrant& grant : ruleset.grants) {
-    UniqueFd path(::open(grant.path.c_str(), O_PATH | O_CLOEXEC));
-    if (!path.valid()) continue;  // absent here: nothing to read there either
-    struct stat st {};
-    if (::fstat(path.get(), &st) != 0) continue;
-    uint64_t mask = grant.access & d.handled_fs;
-    if (!S_ISDIR(st.st_mode)) mask &= kAccessFsFileRights;  // the kernel refuses directory rights on a file
-    if (mask == 0) continue;
-    if (int err = add_path_rule(made.fd.get(), path.get(), mask); err != 0) {
+    bool opened = false;
+    const int err = add_rule_at_path(made.fd.get(), grant.path, grant.access & d.handled_fs, &opened);
+    if (err != 0 && opened) {  // a grant absent here: nothing to read there either
       d.problem = errno_text("landlock_add_rule " + grant.path, err);
       return d;
     }

@@ -11,7 +11,6 @@
 #include "common/landlock_abi.h"
 #include "common/landlock_rules.h"
 #include "common/text.h"
-#include "common/unique_fd.h"
 
 namespace cordon::landlock {
 namespace {
@@ -22,19 +21,10 @@ constexpr size_t kRulesFileLimit = 1 << 22;  // 4096 rules of at most PATH_MAX b
 // directory another user keeps closed) is skipped: with no capabilities and no new privileges
 // the session can never reach it either, so no right is lost. Anything else fails the step.
 std::string add_planned_rule(int ruleset, const LandlockRule& rule) {
-  UniqueFd path(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
-  if (!path.valid()) {
-    if (errno == ENOENT || errno == EACCES) return "";
-    return errno_text("open " + terminal_safe(rule.path), errno);
-  }
-  struct stat st {};
-  if (::fstat(path.get(), &st) != 0) return errno_text("stat " + terminal_safe(rule.path), errno);
-  // The kernel takes only file rights on a file (a state entry, resolv.conf's target).
-  const uint64_t mask = S_ISDIR(st.st_mode) ? rule.access : rule.access & kAccessFsFileRights;
-  if (mask == 0) return "";
-  if (int err = add_path_rule(ruleset, path.get(), mask); err != 0)
-    return errno_text("landlock_add_rule " + terminal_safe(rule.path), err);
-  return "";
+  bool opened = false;
+  const int err = add_rule_at_path(ruleset, rule.path, rule.access, &opened);
+  if (err == 0 || (!opened && (err == ENOENT || err == EACCES))) return "";
+  return errno_text((opened ? "landlock_add_rule " : "open ") + terminal_safe(rule.path), err);
 }
 
 // The session's own stdin, stdout and stderr, reopened by path (`> /dev/stdout`, `tee
