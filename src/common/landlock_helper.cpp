@@ -21,7 +21,7 @@ HelperDomain enter_helper_domain(const HelperRuleset& ruleset, int abi) {
     if (abi == 0) d.problem = "this kernel has no Landlock (test hook)";
   }
   if (d.abi < 1) return d;
-  d.handled_fs = ruleset.handle_fs ? handled_fs_for_abi(d.abi) : 0;
+  d.handled_fs = ruleset.handle_fs ? handled_fs_for_abi(d.abi) & ~ruleset.unhandled : 0;
   d.scoped = ruleset.scopes & scopes_for_abi(d.abi);
   if (d.scoped != ruleset.scopes) d.missing.emplace_back("abstract unix socket and signal scopes (ABI 6)");
   if (d.handled_fs == 0 && d.scoped == 0) return d;  // nothing this kernel can enforce of what was asked

@@ -17,7 +17,8 @@ struct PathGrant {
 };
 
 struct HelperRuleset {
-  bool handle_fs = true;  // every right of the ABI handled: only `grants` open
+  bool handle_fs = true;   // every right of the ABI handled: only `grants` open
+  uint64_t unhandled = 0;  // of those, rights left to the mounts and modes (e.g. reading)
   std::vector<PathGrant> grants;
   uint64_t scopes = 0;  // kScopeAbstractUnixSocket | kScopeSignal, masked to the ABI's
 };

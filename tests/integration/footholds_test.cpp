@@ -180,6 +180,36 @@ TEST_P(Footholds, AGitInitInsideIsQuarantinedAtTeardown) {
   EXPECT_TRUE(saw_hook);
 }
 
+// The first line: the session keeper sweeps at once, in its Landlock domain (record/sweep_reach.h),
+// so every step of the audit (the hook moved to .git's quarantine, .git/config rewritten, the
+// new .envrc named) must be inside what the reach grants: none may come back as a problem.
+TEST_P(Footholds, ASigkilledLaunchersSessionIsAuditedByItsConfinedKeeper) {
+  const std::string planted = workspace_ + "/planted";
+  pid_t pid = spawn_background(
+      cordon_argv({}, "git init -q . && " + plant_script(false) + " && touch planted && sleep 60"), as_who());
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 300 && !path_exists(planted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(path_exists(planted));
+  ::kill(pid, SIGKILL);
+  stop_background(pid);
+  Json receipt;
+  for (int i = 0; i < 250 && !receipt.is_object(); ++i) {  // the keeper sweeps within a second
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    receipt = last_receipt();
+  }
+  ASSERT_TRUE(receipt.is_object()) << "the keeper closed no record";
+  EXPECT_TRUE(receipt.contains("crashed"));
+  EXPECT_TRUE(receipt["workspace_audit"]["problems"].empty()) << receipt.dump();
+  EXPECT_TRUE(receipt["permissions_audit"]["problems"].empty()) << receipt.dump();
+  EXPECT_EQ(receipt["teardown"]["verified"], true) << receipt.dump();
+  std::set<std::string> kinds;
+  for (const auto& item : receipt["workspace_audit"]["items"]) kinds.insert(item["kind"].get<std::string>());
+  EXPECT_EQ(kinds, (std::set<std::string>{"hook", "config", "protect"})) << receipt.dump();
+  EXPECT_FALSE(path_exists(workspace_ + "/.git/hooks/pre-commit")) << "the hook stayed where git runs it";
+  host_git_routine();
+  EXPECT_FALSE(path_exists(marker_)) << "planted code ran on the host";
+}
+
 // The second line: without the session keeper (a test hook), the next `sessions gc` does it.
 TEST_P(Footholds, ASigkilledLaunchersSessionIsAuditedBySessionsGc) {
   const std::string planted = workspace_ + "/planted";

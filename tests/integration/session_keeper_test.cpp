@@ -109,7 +109,13 @@ TEST_P(SessionKeeper, ASigkilledLaunchersSessionIsClosedWithinASecond) {
   bool crashed = false;
   for (const auto& record : records()) {
     std::vector<Json> lines = record_lines(record);
-    crashed = crashed || (lines.size() == 2 && lines[1]["receipt"].contains("crashed"));
+    if (lines.size() != 2 || !lines[1]["receipt"].contains("crashed")) continue;
+    crashed = true;
+    // Every step of the sweep inside the keeper's Landlock reach (record/sweep_reach.h): the
+    // session's cgroups removed, ~/.claude.json put back through a file renamed over it.
+    const Json& receipt = lines[1]["receipt"];
+    EXPECT_EQ(receipt["teardown"]["verified"], true) << receipt.dump();
+    EXPECT_TRUE(receipt["home_audit"]["problems"].empty()) << receipt.dump();
   }
   EXPECT_TRUE(crashed) << "the keeper closes the record as crashed";
 }

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <string>
+#include <utility>
 
 #include "common/drop_capabilities.h"
 #include "common/error.h"
@@ -27,6 +28,8 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
   if (c.handle_fs || c.scopes != 0) {
     landlock::HelperRuleset ruleset;
     ruleset.handle_fs = c.handle_fs;
+    ruleset.unhandled = c.unhandled_fs;
+    ruleset.grants = c.grants;
     ruleset.scopes = c.scopes;
     const landlock::HelperDomain domain = landlock::enter_helper_domain(ruleset);
     if (!domain.applied && domain.abi >= 1 && (domain.handled_fs != 0 || domain.scoped != 0)) ::_exit(0);
@@ -42,7 +45,7 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
   // -PGID) does not reach it. What it writes to a terminal it writes through a descriptor,
   // which needs no controlling terminal.
   ::setsid();
-  confine(confinement, filter);
+  if (!confinement.at_action) confine(confinement, filter);
   // The terminal's job-control signals must not stop or kill it before it acts, nor a hangup;
   // a write or tcsetattr from a background group must not stop it either (SIGTTOU).
   for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE}) ::signal(sig, SIG_IGN);
@@ -55,6 +58,7 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
   do n = ::read(alive_fd, &word, 1);
   while (n < 0 && errno == EINTR);
   if (n == 1) ::_exit(0);  // dismissed
+  if (confinement.at_action) confine(confinement, filter);
   try {
     on_launcher_death();
   } catch (...) {
@@ -66,10 +70,24 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
 }  // namespace
 
 KeeperConfinement terminal_keeper_confinement() {
-  return {true, landlock::kScopeAbstractUnixSocket | landlock::kScopeSignal, true, true};
+  KeeperConfinement c;
+  c.handle_fs = true;
+  c.scopes = landlock::kScopeAbstractUnixSocket | landlock::kScopeSignal;
+  c.helper_filter = true;
+  c.drop_capabilities = true;
+  return c;
 }
 
-KeeperConfinement session_keeper_confinement() { return {false, landlock::kScopeAbstractUnixSocket, true, false}; }
+KeeperConfinement session_keeper_confinement(std::vector<landlock::PathGrant> reach, bool signal_scope) {
+  KeeperConfinement c;
+  c.handle_fs = true;
+  c.unhandled_fs = landlock::kAccessFsReadFile | landlock::kAccessFsReadDir;
+  c.grants = std::move(reach);
+  c.scopes = landlock::kScopeAbstractUnixSocket | (signal_scope ? landlock::kScopeSignal : 0);
+  c.helper_filter = true;
+  c.at_action = true;
+  return c;
+}
 
 KeeperProcess::KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
                              const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement) {

@@ -15,34 +15,42 @@
 #include <functional>
 #include <vector>
 
+#include "common/landlock_helper.h"
 #include "common/unique_fd.h"
 
 namespace cordon {
 
 // What the keeper may still do once it is in its own session (docs/landlock.md "The helpers
-// outside the sandbox"): entered in the child before it waits, so a keeper is confined for its
-// whole life, its action included. What the kernel lacks (no Landlock, no scopes before ABI 6)
-// is not entered; nothing fails for it.
+// outside the sandbox"). What the kernel lacks (no Landlock, no scopes before ABI 6) is not
+// entered; nothing fails for it.
 struct KeeperConfinement {
-  bool handle_fs = false;          // Landlock: every filesystem right handled, no rule (only the fds it holds)
-  uint64_t scopes = 0;             // Landlock scopes (common/landlock_abi.h), masked to the kernel's
-  bool helper_filter = false;      // the helpers' seccomp filter (common/seccomp_policy.h build_helper_rules)
-  bool drop_capabilities = false;  // every capability given up first (common/drop_capabilities.h)
+  bool handle_fs = false;                   // Landlock: the ABI's filesystem rights handled...
+  uint64_t unhandled_fs = 0;                // ...but these, left to the mounts and modes (reading)
+  std::vector<landlock::PathGrant> grants;  // ...and only these open (none: only the fds it holds)
+  uint64_t scopes = 0;                      // Landlock scopes (common/landlock_abi.h), masked to the kernel's
+  bool helper_filter = false;               // the helpers' seccomp filter (common/seccomp_policy.h build_helper_rules)
+  bool drop_capabilities = false;           // every capability given up first (common/drop_capabilities.h)
+  // Entered once the launcher died, before the action, instead of before the wait: the paths
+  // the action works on exist by then (pasta's dir, the session's cgroups). While it waits the
+  // keeper reads one pipe and nothing else, so nothing can steer it before the domain.
+  bool at_action = false;
 };
 
 // The terminal keeper's: it only writes to and sets the terminal it holds at 3 (no capability
 // needed).
 KeeperConfinement terminal_keeper_confinement();
-// The session keeper's: its sweep reads and writes the session's files, cgroups and the
-// workspace and home named in the manifest, and kills what is left in a v1 cgroup by pid, so
-// no filesystem rule and no signal scope; the abstract-socket scope and the filter.
-KeeperConfinement session_keeper_confinement();
+// The session keeper's (record/sweep_reach.h says what `reach` holds): its sweep reads what it
+// audits, and writes only beneath `reach`; it execs nothing, connects to no abstract socket,
+// and signals no process outside its domain when `signal_scope` (no v1 cgroup, whose members
+// it kills by pid). It keeps its capabilities: root's sweep removes root's cgroups and
+// tightens any user's files.
+KeeperConfinement session_keeper_confinement(std::vector<landlock::PathGrant> reach, bool signal_scope);
 
 class KeeperProcess {
  public:
   // Forks the keeper, named `name` (at most 15 bytes). In it, `kept` are at 3, 4, ... in that
   // order, and `on_launcher_death` runs in the forked child after end-of-file, then it exits.
-  // `confinement` is entered in the child after setsid(). Throws cordon::Error (`what` names
+  // `confinement` is entered in the child after setsid() (or before the action). Throws cordon::Error (`what` names
   // it) when the pipe, the filter or the fork fails.
   KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
                 const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement = {});

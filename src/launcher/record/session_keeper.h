@@ -6,7 +6,8 @@
 // footholds quarantined, loosened permissions tightened, the session's cgroups removed, the
 // record closed as crashed. In its own session and process group (setsid), so a signal to the
 // launcher's group does not reach it; it holds no descriptor of the session (not the state
-// file's lock, not the terminal), so it cannot keep anything alive or open. The next launch
+// file's lock, not the terminal), so it cannot keep anything alive or open. Its sweep runs in
+// a Landlock domain that writes only what the sweep writes (record/sweep_reach.h). The next launch
 // and `cordon sessions gc` stay the second line, for a keeper killed too.
 #pragma once
 
@@ -15,14 +16,15 @@
 #include <string>
 
 #include "launcher/process/keeper_process.h"
+#include "launcher/record/sweep_reach.h"
 
 namespace cordon {
 
 class SessionKeeper {
  public:
   // Throws cordon::Error when it cannot be started (the launch then stops: no session runs
-  // without its keeper).
-  SessionKeeper(const std::string& sessions_dir, const std::string& id);
+  // without its keeper). Its sweep writes only beneath `reach` (record/sweep_reach.h).
+  SessionKeeper(const std::string& sessions_dir, const std::string& id, const SweepReach& reach);
   // Not dismissed (an exception left the session before its receipt): the keeper is let go and
   // sweeps the session once this launcher lets go of its state file.
   ~SessionKeeper();

@@ -22,6 +22,7 @@
 #include "launcher/record/manifest.h"
 #include "launcher/record/session_keeper.h"
 #include "launcher/record/sweep.h"
+#include "launcher/record/sweep_reach.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/settings_notice.h"
@@ -208,7 +209,8 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // Closes the session at once if this launcher dies before its receipt (record/session_keeper.h):
   // started before the session's state file exists, so no moment of it is left uncovered.
   std::optional<SessionKeeper> keeper;
-  if (!without_keeper(facts)) keeper.emplace(sessions_dir(facts), id);
+  if (!without_keeper(facts))
+    keeper.emplace(sessions_dir(facts), id, sweep_reach(sessions_dir(facts), id, facts.home, plan));
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;

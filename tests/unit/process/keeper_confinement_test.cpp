@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,10 +53,17 @@ struct AbstractListener {
 };
 
 // In the keeper (fd 3: the pipe's write end): each attempt as "what=errno-name" lines.
-void attempt_all(const std::string& file, const std::string& abstract, pid_t launcher) {
+std::string create_in(const std::string& dir) {
+  const int made = ::open((dir + "/planted").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  return errno_name(made >= 0 ? 0 : errno);
+}
+
+void attempt_all(const std::string& dir, const std::string& abstract, pid_t launcher) {
   std::string out;
-  const int opened = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int opened = ::open((dir + "/host-file").c_str(), O_RDONLY | O_CLOEXEC);
   out += "open=" + errno_name(opened >= 0 ? 0 : errno) + "\n";
+  out += "create_granted=" + create_in(dir + "/granted") + "\n";
+  out += "create_elsewhere=" + create_in(dir) + "\n";
   char* none[] = {nullptr};
   ::execve("/nonexistent/cordon-keeper-probe", none, none);
   out += "exec=" + errno_name(errno) + "\n";
@@ -72,11 +81,16 @@ void attempt_all(const std::string& file, const std::string& abstract, pid_t lau
   (void)ignored;
 }
 
-// Starts a keeper with `confinement`, lets it go (its action runs) and returns its lines.
-std::map<std::string, std::string> run_keeper(const KeeperConfinement& confinement) {
+// Starts a keeper with `confinement` (made for the scratch dir the attempts use: its
+// "granted" subdirectory is the one a reach may grant), lets it go (its action runs) and
+// returns its lines.
+std::map<std::string, std::string> run_keeper(
+    const std::function<KeeperConfinement(const std::string& granted)>& confinement_for) {
   cordon::testing::ScratchDir dir("/tmp/cordon-keeper-confinement-");
   const std::string file = dir.path() + "/host-file";
   { UniqueFd f(::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)); }
+  EXPECT_EQ(::mkdir((dir.path() + "/granted").c_str(), 0755), 0);
+  const KeeperConfinement confinement = confinement_for(dir.path() + "/granted");
   AbstractListener listener;
   EXPECT_GE(listener.fd, 0);
   int ends[2];
@@ -85,7 +99,7 @@ std::map<std::string, std::string> run_keeper(const KeeperConfinement& confineme
   const pid_t launcher = ::getpid();
   auto keeper = std::make_unique<KeeperProcess>(
       "cordon-test-kp", "the test keeper", std::vector<int>{write_end.get()},
-      [file, name = listener.name, launcher] { attempt_all(file, name, launcher); }, confinement);
+      [at = dir.path(), name = listener.name, launcher] { attempt_all(at, name, launcher); }, confinement);
   const pid_t pid = keeper->pid();
   write_end.reset();
   keeper.reset();  // the launcher's "death": end-of-file on its pipe, the action runs
@@ -106,8 +120,10 @@ std::map<std::string, std::string> run_keeper(const KeeperConfinement& confineme
 bool has_scopes() { return landlock::landlock_abi().abi >= 6; }
 
 TEST(KeeperConfinement, ControlUnconfinedDoesEverything) {
-  auto got = run_keeper({});
+  auto got = run_keeper([](const std::string&) { return KeeperConfinement{}; });
   EXPECT_EQ(got["open"], "ok");
+  EXPECT_EQ(got["create_granted"], "ok");
+  EXPECT_EQ(got["create_elsewhere"], "ok");
   EXPECT_EQ(got["exec"], "ENOENT");
   EXPECT_EQ(got["signal"], "ok");
   EXPECT_EQ(got["abstract"], "ok");
@@ -118,28 +134,47 @@ TEST(KeeperConfinement, ControlUnconfinedDoesEverything) {
 }
 
 TEST(KeeperConfinement, TerminalKeeperOpensNothingExecsNothingAndStaysInItsScopes) {
-  auto got = run_keeper(terminal_keeper_confinement());
+  auto got = run_keeper([](const std::string&) { return terminal_keeper_confinement(); });
   EXPECT_EQ(got["exec"], "EPERM");  // the helpers' filter
   EXPECT_EQ(got["kept_fd"], "ok");
   EXPECT_EQ(got["caps"], "none");
   if (landlock::landlock_abi().abi < 1) GTEST_SKIP() << "no Landlock here: only the filter is seen";
   EXPECT_EQ(got["open"], "EACCES");
+  EXPECT_EQ(got["create_granted"], "EACCES");
+  EXPECT_EQ(got["create_elsewhere"], "EACCES");
   if (!has_scopes()) GTEST_SKIP() << "Landlock ABI < 6: no scopes to see";
   EXPECT_EQ(got["signal"], "EPERM");
   EXPECT_EQ(got["abstract"], "EPERM");
 }
 
-TEST(KeeperConfinement, SessionKeeperKeepsFilesAndSignalsButNotExecOrAbstractSockets) {
-  auto got = run_keeper(session_keeper_confinement());
+// The session keeper's reach (record/sweep_reach.h) granted only the "granted" dir: it reads
+// anything (what it audits), creates only there.
+KeeperConfinement session_keeper_reaching(const std::string& granted, bool signal_scope) {
+  return session_keeper_confinement({{granted, landlock::kAccessFsMakeReg | landlock::kAccessFsWriteFile}},
+                                    signal_scope);
+}
+
+TEST(KeeperConfinement, SessionKeeperWritesOnlyItsReachAndExecsNothing) {
+  auto got = run_keeper([](const std::string& granted) { return session_keeper_reaching(granted, false); });
   EXPECT_EQ(got["exec"], "EPERM");
-  EXPECT_EQ(got["open"], "ok");    // its sweep reads and writes the session's files
+  EXPECT_EQ(got["open"], "ok");    // its sweep reads what it audits
   EXPECT_EQ(got["signal"], "ok");  // and kills a v1 cgroup's members by pid
   EXPECT_EQ(got["kept_fd"], "ok");
   if (::geteuid() == 0) {  // removing root's cgroups, tightening any user's files
     EXPECT_EQ(got["caps"], "some");
   }
+  if (landlock::landlock_abi().abi < 1) GTEST_SKIP() << "no Landlock here: only the filter is seen";
+  EXPECT_EQ(got["create_granted"], "ok");
+  EXPECT_EQ(got["create_elsewhere"], "EACCES");
   if (!has_scopes()) GTEST_SKIP() << "Landlock ABI < 6: no scopes to see";
   EXPECT_EQ(got["abstract"], "EPERM");
+}
+
+TEST(KeeperConfinement, SessionKeeperWithoutV1CgroupsSignalsNothingOutside) {
+  auto got = run_keeper([](const std::string& granted) { return session_keeper_reaching(granted, true); });
+  if (!has_scopes()) GTEST_SKIP() << "Landlock ABI < 6: no scopes to see";
+  EXPECT_EQ(got["signal"], "EPERM");
+  EXPECT_EQ(got["create_granted"], "ok");
 }
 
 }  // namespace
