@@ -18,11 +18,14 @@ namespace cordon {
 inline constexpr const char* kSessionDir = "/run/cordon";
 inline constexpr const char* kSessionFilePath = "/run/cordon/session";
 inline constexpr const char* kGitConfigPath = "/run/cordon/gitconfig";
-// The Landlock rules cordon-landlock applies before the command (common/landlock_rules.h).
-inline constexpr const char* kLandlockRulesPath = "/run/cordon/landlock";
 // A file the mounts let anyone read and no Landlock rule grants: readable only when no ruleset
 // is in force (battery check 33). In bwrap's /dev, whose rules grant the nodes it makes only.
+// It holds the Landlock rules cordon-landlock applies before the command
+// (common/landlock_rules.h): the step reads them before its ruleset, the session cannot after.
 inline constexpr const char* kLandlockSentinelPath = "/dev/.cordon-landlock";
+// Where the rules are bound instead when /dev is not bwrap's (a test weakening binds the
+// host's, which no file of cordon's may be written into).
+inline constexpr const char* kLandlockRulesPath = "/run/cordon/landlock";
 
 // The session file's "format" and major "version"; a reader refuses any other major version.
 inline constexpr const char* kSessionFormat = "cordon-session";

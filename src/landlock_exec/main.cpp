@@ -1,6 +1,7 @@
 // cordon-landlock RULES -- COMMAND [ARGS...]: the Landlock step. bwrap runs it in place of the
 // session's command, after its mounts and its seccomp filter: it enforces the ruleset the
-// launcher planned from the same mounts (RULES, /run/cordon/landlock) and execs the command,
+// launcher planned from the same mounts (RULES: /dev/.cordon-landlock, the sentinel check 33
+// must fail to read afterwards; /run/cordon/landlock where /dev is the host's) and execs the command,
 // which inherits the ruleset with everything it starts. A failure runs nothing: exit 125 with
 // what failed (126/127 when the command cannot be executed or found, as a shell says).
 #include <unistd.h>

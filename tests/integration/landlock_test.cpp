@@ -154,7 +154,8 @@ TEST_P(Landlock, RequiredRefusesWithoutLandlockAndAutoSaysWhatItLacks) {
       << status.out << status.err;
 }
 
-// What `cordon argv` shows: the step in front of the command, reading the rules cordon binds.
+// What `cordon argv` shows: the step in front of the command, reading the rules cordon binds
+// (at the sentinel: one file).
 TEST_P(Landlock, TheStepRunsInFrontOfTheCommand) {
   RunOptions o;
   o.env = base_env(who_);
@@ -162,7 +163,7 @@ TEST_P(Landlock, TheStepRunsInFrontOfTheCommand) {
   o.cwd = workspace_;
   RunResult r = run({cordon_, "--config", config_, "argv", "--workspace", workspace_, "--", "true"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("/libexec/cordon/cordon-landlock /run/cordon/landlock -- true"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/libexec/cordon/cordon-landlock /dev/.cordon-landlock -- true"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--ro-bind-data"), std::string::npos) << r.out;
 }
 

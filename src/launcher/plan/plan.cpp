@@ -50,10 +50,25 @@ void validate(const Config& config, const LaunchRequest& request, const AgentPro
   refuse_unsafe_filesystem(config.filesystem, config.home, config.source, profile, f, protected_list);
 }
 
+// Whether /dev is bwrap's own (--dev), where a file may be made: not under the weakening that
+// binds the host's, whose /dev a sentinel would be written into.
+bool fresh_dev(const std::vector<MountStep>& mounts) {
+  return std::any_of(mounts.begin(), mounts.end(), [](const MountStep& m) {
+    return m.role == MountRole::Devices && m.op == MountOp::Dev && m.dest == "/dev";
+  });
+}
+
+// Where the Landlock rules are bound: the sentinel itself in bwrap's /dev (one file to bind;
+// unreadable to the session once the step applied them), else /run/cordon/landlock.
+const char* landlock_rules_path(const SandboxSections& s) {
+  return fresh_dev(s.filesystem.mounts) ? kLandlockSentinelPath : kLandlockRulesPath;
+}
+
 // bwrap's argv, in the order bwrap applies it: namespaces, status, environment, mounts, the
 // command gate, the filter, the command.
 std::vector<std::string> bwrap_argv(const SandboxSections& s, const network::NetworkSection& net,
-                                    const std::vector<std::string>& mount_args, bool command_gate) {
+                                    const std::vector<std::string>& mount_args, bool command_gate,
+                                    const char* landlock_rules) {
   std::vector<std::string> a = {s.bwrap};
   for (auto& arg : isolation_args(s.isolation)) a.push_back(std::move(arg));
   a.insert(a.end(), net.namespace_args.begin(), net.namespace_args.end());
@@ -66,17 +81,9 @@ std::vector<std::string> bwrap_argv(const SandboxSections& s, const network::Net
   a.insert(a.end(), {"--chdir", s.workspace.chdir, "--"});
   // The Landlock step runs after bwrap's mounts and seccomp filter, restricts itself and execs
   // the command: the ruleset is inherited by everything the session starts.
-  if (s.landlock.apply) a.insert(a.end(), {s.landlock_helper, kLandlockRulesPath, "--"});
+  if (s.landlock.apply) a.insert(a.end(), {s.landlock_helper, landlock_rules, "--"});
   a.insert(a.end(), s.command.begin(), s.command.end());
   return a;
-}
-
-// Whether /dev is bwrap's own (--dev), where a file may be made: not under the weakening that
-// binds the host's, whose /dev a sentinel would be written into.
-bool fresh_dev(const std::vector<MountStep>& mounts) {
-  return std::any_of(mounts.begin(), mounts.end(), [](const MountStep& m) {
-    return m.role == MountRole::Devices && m.op == MountOp::Dev && m.dest == "/dev";
-  });
 }
 
 // The generated files, in descriptor order: the git config, the session file (its content is
@@ -85,11 +92,12 @@ bool fresh_dev(const std::vector<MountStep>& mounts) {
 std::vector<DataFile> generated_files(const SandboxSections& s, const network::NetworkSection& net) {
   std::vector<DataFile> files = {{kGitConfigPath, s.gitconfig}, {kSessionFilePath, ""}};
   if (!net.resolv_conf.empty()) files.push_back({s.resolv_conf_dest, net.resolv_conf});
-  if (s.landlock.apply) files.push_back({kLandlockRulesPath, landlock::render_rules(landlock::rules_of(s.landlock))});
   // The sentinel check 33 must fail to read wherever the intent says a ruleset applies: under
-  // the no-landlock weakening too, so the check sees the layer missing.
-  if (s.intent.landlock.applied && fresh_dev(s.filesystem.mounts))
-    files.push_back({kLandlockSentinelPath, "cordon: readable only where no Landlock ruleset is in force\n"});
+  // the no-landlock weakening too (the rules bound, no step to apply them), so the check sees
+  // the layer missing. Where /dev is the host's, the rules only, elsewhere.
+  const bool sentinel = s.intent.landlock.applied && fresh_dev(s.filesystem.mounts);
+  if (s.landlock.apply || sentinel)
+    files.push_back({landlock_rules_path(s), landlock::render_rules(landlock::rules_of(s.landlock))});
   return files;
 }
 
@@ -158,12 +166,13 @@ SandboxPlan assemble_plan(SandboxSections s) {
   SandboxPlan plan;
   plan.permission_roots = permission_roots(s.filesystem.mounts);
   std::vector<DataFile> files = generated_files(s, net);  // reads the mounts: before they move
+  const char* landlock_rules = landlock_rules_path(s);     // the same
   RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), std::move(files), kFirstDataFd);
   mounts.files[1].content = serialize_session(s.intent);
   // A mode whose launch stage finishes after the fork keeps the command at the gate; only
   // with the session's init, which keeps it shut if the launcher dies (process/session_init.h).
   plan.command_gate = net.command_gate && s.isolation.session_init;
-  plan.argv = bwrap_argv(s, net, mounts.args, plan.command_gate);
+  plan.argv = bwrap_argv(s, net, mounts.args, plan.command_gate, landlock_rules);
   plan.data_files = std::move(mounts.files);
   plan.bound_paths = std::move(mounts.bound);
   plan.writable = std::move(mounts.writable);

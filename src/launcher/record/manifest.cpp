@@ -79,12 +79,13 @@ Json launcher_json() {
 
 // The second filesystem layer as launched (after any test weakening): what it handles, what the
 // kernel lacks, or why it is not applied; the rules by count, and the digest of the very bytes
-// bound at /run/cordon/landlock (null when no rules file was bound).
+// the step reads (null when no step runs).
 Json landlock_json(const SandboxPlan& plan) {
   const landlock::LandlockSection& l = plan.landlock;
   Json digest = nullptr;
   for (const DataFile& file : plan.data_files)
-    if (file.dest == kLandlockRulesPath) digest = sha256_hex(file.content);
+    if (l.apply && (file.dest == kLandlockSentinelPath || file.dest == kLandlockRulesPath))
+      digest = sha256_hex(file.content);
   return {{"mode", landlock_mode_name(l.mode)},
           {"abi", l.abi},
           {"applied", l.apply},
