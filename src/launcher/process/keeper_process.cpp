@@ -21,9 +21,15 @@
 namespace cordon {
 namespace {
 
+// The helpers' filter as BPF. Compiled once per launcher, before the fork, for a keeper that
+// installs it before it waits (its child must not allocate while the launcher may have a
+// thread); a keeper that confines itself at its action compiles its own there, after the
+// launcher died, so no launch pays for it.
+std::vector<sock_filter> helper_filter() { return seccomp::compile_program(seccomp::build_helper_rules()); }
+
 // In the child: the Landlock domain, then the filter (which denies the landlock_* calls). A
 // keeper that cannot enter what the kernel offers exits rather than keep unconfined.
-void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter) {
+void confine(const KeeperConfinement& c, const std::vector<sock_filter>& precompiled) {
   if (c.drop_capabilities && drop_all_capabilities() != 0) ::_exit(0);
   if (c.handle_fs || c.scopes != 0) {
     landlock::HelperRuleset ruleset;
@@ -34,7 +40,17 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
     const landlock::HelperDomain domain = landlock::enter_helper_domain(ruleset);
     if (!domain.applied && domain.abi >= 1 && (domain.handled_fs != 0 || domain.scoped != 0)) ::_exit(0);
   }
-  if (!filter.empty() && seccomp::install_program(filter) != 0) ::_exit(0);
+  if (!c.helper_filter) return;
+  std::vector<sock_filter> compiled;
+  if (precompiled.empty()) {
+    try {
+      compiled = helper_filter();
+    } catch (...) {
+      ::_exit(0);  // no filter: no action, as for a domain it could not enter
+    }
+  }
+  const std::vector<sock_filter>& filter = precompiled.empty() ? compiled : precompiled;
+  if (filter.empty() || seccomp::install_program(filter) != 0) ::_exit(0);
 }
 
 // The keeper's whole life, in the forked child: nothing of it returns.
@@ -67,6 +83,11 @@ void confine(const KeeperConfinement& c, const std::vector<sock_filter>& filter)
   ::_exit(0);
 }
 
+const std::vector<sock_filter>& precompiled_helper_filter() {
+  static const std::vector<sock_filter> filter = helper_filter();
+  return filter;
+}
+
 }  // namespace
 
 KeeperConfinement terminal_keeper_confinement() {
@@ -91,11 +112,9 @@ KeeperConfinement session_keeper_confinement(std::vector<landlock::PathGrant> re
 
 KeeperProcess::KeeperProcess(const char* name, const char* what, const std::vector<int>& kept,
                              const std::function<void()>& on_launcher_death, const KeeperConfinement& confinement) {
-  // Compiled here, before the fork, once per launcher (both keepers take the same): the child
-  // only installs it (seccomp_install.h).
-  static const std::vector<sock_filter> helper_filter = seccomp::compile_program(seccomp::build_helper_rules());
   static const std::vector<sock_filter> no_filter;
-  const std::vector<sock_filter>& filter = confinement.helper_filter ? helper_filter : no_filter;
+  const bool before_waiting = confinement.helper_filter && !confinement.at_action;
+  const std::vector<sock_filter>& filter = before_waiting ? precompiled_helper_filter() : no_filter;
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0)
     throw Error(errno_text(std::string("pipe (") + what + ")", errno),
