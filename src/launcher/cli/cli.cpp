@@ -24,6 +24,7 @@
 #include "launcher/inputs/config.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/plan/session_options.h"
+#include "launcher/inputs/state_dirs.h"
 #include "launcher/record/sessions.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/session.h"
@@ -92,7 +93,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   }
   if (*c.sessions_cmd) {
     std::string dir = sessions_dir(facts_for(config, {}));
-    if (*c.sessions_gc_cmd) return run_sessions_gc(dir);
+    if (*c.sessions_gc_cmd) return run_sessions_gc(dir, RecordExport(config.records.export_to, state_dir_of(dir)));
     if (*c.sessions_prune_cmd)
       return run_sessions_prune(dir, c.prune_keep.value_or(config.records.keep),
                                 c.prune_keep_days.value_or(config.records.keep_days));

@@ -204,7 +204,7 @@ constexpr std::string_view kNetworkKeys[] = {"mode",  "egress_jail", "allow_ip",
                                              "allow", "deny",        "user_allow"};
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
 constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
-constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days"};
+constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days", "export"};
 constexpr std::string_view kSandboxKeys[] = {"landlock"};
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
@@ -391,6 +391,29 @@ void apply_records(const Origin& o, const toml::table& t, RecordsConfig& c) {
     if (c.keep < 1) fail(o, *v, "records.keep", "must be at least 1 (the latest session's record is kept)");
   }
   if (auto* v = t.get("keep_days")) c.keep_days = as_non_negative(o, *v, "records.keep_days");
+  if (auto* v = t.get("export")) {
+    const std::string value = as_string(o, *v, "records.export");
+    const std::string socket_prefix = "unix:";
+    RecordExportTarget& e = c.export_to;
+    e.spelled = value;
+    if (value.empty()) e.kind = RecordExportTarget::Kind::None;
+    else if (value == "stderr") e.kind = RecordExportTarget::Kind::Stderr;
+    else if (value.rfind(socket_prefix, 0) == 0 && value.size() > socket_prefix.size() &&
+             value[socket_prefix.size()] == '/') {
+      e.kind = RecordExportTarget::Kind::UnixSocket;
+      e.path = value.substr(socket_prefix.size());
+      // sun_path holds 107 bytes and a NUL.
+      if (e.path.size() > 107) fail(o, *v, "records.export", "the socket path is longer than 107 bytes");
+    } else if (value[0] == '/') {
+      e.kind = RecordExportTarget::Kind::File;
+      e.path = value;
+    } else {
+      fail(o, *v, "records.export",
+           "must be \"stderr\", an absolute path (a file or FIFO, e.g. /proc/1/fd/1 in a pod) or \"unix:\" "
+           "followed by an absolute socket path, not \"" +
+               value + "\"");
+    }
+  }
 }
 
 // Its keys are profile names, each a table of kAgentKeys (parse_agent checks them).

@@ -121,10 +121,20 @@ struct TerminalConfig {
   bool filter_pipes = false;  // on: the sandbox's stdout/stderr that are not a terminal go through the filter too
 };
 
+// [records] export: where each record line also goes, for a log collector (record/record_export.h).
+struct RecordExportTarget {
+  enum class Kind { None, Stderr, File, UnixSocket };
+  Kind kind = Kind::None;
+  std::string path;  // File: an absolute path (a file, a FIFO, /proc/1/fd/1); UnixSocket: the socket's
+  std::string spelled;  // as configured, for messages and the receipt
+};
+
 // [records]: the session records' retention (applied at every launch and by `sessions prune`)
+// and their export.
 struct RecordsConfig {
   long long keep = 1000;     // at most this many ended records
   long long keep_days = 90;  // and none older than this many days (0 = no age bound)
+  RecordExportTarget export_to;
 };
 
 // [sandbox] landlock: the second filesystem layer (launcher/landlock/ruleset_plan.h). "auto"

@@ -25,6 +25,7 @@
 #include "common/utc_time.h"
 #include "launcher/fs/home_audit.h"
 #include "launcher/fs/steering_state.h"
+#include "launcher/inputs/state_dirs.h"
 #include "launcher/inputs/workspace_tree.h"
 #include "launcher/record/tool_versions.h"
 #include "launcher/workspace/footholds.h"
@@ -319,7 +320,9 @@ std::string new_session_id() {
 
 SessionRecord::SessionRecord(const std::string& id, const Config& config, const HostFacts& facts,
                              const SandboxPlan& plan)
-    : id_(id), permissions_(permission_baseline(plan.permission_roots, facts.private_group)) {
+    : id_(id),
+      permissions_(permission_baseline(plan.permission_roots, facts.private_group)),
+      export_(config.records.export_to, state_dir_of(sessions_dir(facts))) {
   const std::string dir = sessions_dir(facts);
   make_private_dirs(dir);
   path_ = dir + "/" + id_ + ".json";
@@ -333,7 +336,8 @@ SessionRecord::SessionRecord(const std::string& id, const Config& config, const 
                 "make " + dir + " writable by this user; nothing runs without a record");
   // Each failure names its own call's errno: a short write sets none, and an earlier call's
   // (a mkdir's EEXIST) would be a wrong reason.
-  const std::string line = dump_line(manifest_json(id_, config, facts, plan, permissions_)) + "\n";
+  const Json manifest = manifest_json(id_, config, facts, plan, permissions_);
+  const std::string line = dump_line(manifest) + "\n";
   std::string problem = write_all(fd, line, "writing the session record " + temporary);
   if (::close(fd) != 0 && problem.empty()) problem = errno_text("writing the session record " + temporary, errno);
   if (problem.empty() && ::rename(temporary.c_str(), path_.c_str()) != 0)
@@ -343,12 +347,19 @@ SessionRecord::SessionRecord(const std::string& id, const Config& config, const 
     state_->remove();
     throw Error(problem, "free space in (or fix the permissions of) " + dir + "; nothing runs without a record");
   }
+  manifest_export_ = export_.send(id_, manifest);
 }
 
 std::string SessionRecord::finish(const Receipt& r) {
   // The receipt is the record's second line; a write that stores part of it (a full disk) is
   // cut back off, so the record never holds half a line.
-  std::string line = dump_line(receipt_json(r)) + "\n";
+  Json receipt = receipt_json(r);
+  // Whether the manifest reached the collector (the receipt's own export is counted in the
+  // next line's dropped_before, and in STATE/export-dropped).
+  if (export_.enabled())
+    receipt["receipt"]["export"] = {{"target", bytes_json(export_.target().spelled)},
+                                    {"manifest", manifest_export_.empty() ? Json("sent") : bytes_json(manifest_export_)}};
+  std::string line = dump_line(receipt) + "\n";
   const std::string context = "appending the receipt to " + path_;
   struct stat before {};
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
@@ -364,6 +375,7 @@ std::string SessionRecord::finish(const Receipt& r) {
   if (fd >= 0 && ::close(fd) != 0 && cause.empty()) cause = errno_text(context, errno);
   if (cause.empty()) {
     state_->remove();
+    export_.send(id_, receipt);
     return "";
   }
   state_->note_receipt_failed(r.outcome.exit_code, cause);

@@ -17,6 +17,7 @@
 #include "launcher/inputs/host_facts.h"
 #include "launcher/plan/plan.h"
 #include "launcher/record/outcome.h"
+#include "launcher/record/record_export.h"
 #include "launcher/record/record_file.h"
 #include "launcher/record/session_state.h"
 #include "launcher/workspace/foothold_audit.h"
@@ -68,7 +69,8 @@ class SessionRecord {
 
   // Appends the receipt as the record's second JSON line and removes the state file. When the
   // receipt cannot be written (a full disk), the state file says so and why, in place, and
-  // the error is returned ("" = written): the command's status still stands.
+  // the error is returned ("" = written): the command's status still stands. The manifest
+  // and the receipt also go to [records] export (record/record_export.h).
   std::string finish(const Receipt& receipt);
 
   const std::string& id() const { return id_; }
@@ -80,6 +82,8 @@ class SessionRecord {
   PermissionBaseline permissions_;  // taken before the manifest is written, so before the sandbox runs
   std::string path_;
   std::unique_ptr<StateFile> state_;
+  RecordExport export_;
+  std::string manifest_export_;  // "" sent, or why the manifest's export line was dropped
 };
 
 // Teardown check: no process of the sandbox's pid namespace is left.

@@ -12,11 +12,12 @@ constexpr int kLockWaitMs = 3000;
 
 }  // namespace
 
-SessionKeeper::SessionKeeper(const std::string& sessions_dir, const std::string& id, const SweepReach& reach)
+SessionKeeper::SessionKeeper(const std::string& sessions_dir, const std::string& id, const SweepReach& reach,
+                             const RecordExport& exporter)
     : process_(
           "cordon-keeper", "the session keeper", {},
           // The launcher died without its receipt: the session, swept as `sessions gc` would.
-          [sessions_dir, id] { sweep_session(sessions_dir, id, kLockWaitMs); },
+          [sessions_dir, id, exporter] { sweep_session(sessions_dir, id, kLockWaitMs, &exporter); },
           session_keeper_confinement(reach.grants, reach.signal_scope)) {
   // The launcher's child, reaped here (so that no PID 1 above cordon collects it as a
   // zombie); the reaping of what the sandbox leaves behind passes over it.

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "launcher/process/keeper_process.h"
+#include "launcher/record/record_export.h"
 #include "launcher/record/sweep_reach.h"
 
 namespace cordon {
@@ -24,7 +25,10 @@ class SessionKeeper {
  public:
   // Throws cordon::Error when it cannot be started (the launch then stops: no session runs
   // without its keeper). Its sweep writes only beneath `reach` (record/sweep_reach.h).
-  SessionKeeper(const std::string& sessions_dir, const std::string& id, const SweepReach& reach);
+  // The crashed session's receipt also goes to `exporter` ([records] export; not stderr, which
+  // the keeper does not hold).
+  SessionKeeper(const std::string& sessions_dir, const std::string& id, const SweepReach& reach,
+                const RecordExport& exporter);
   // Not dismissed (an exception left the session before its receipt): the keeper is let go and
   // sweeps the session once this launcher lets go of its state file.
   ~SessionKeeper();

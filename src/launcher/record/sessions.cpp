@@ -167,8 +167,8 @@ int print_session(const std::string& dir, const std::string& id) {
   return 0;
 }
 
-int run_sessions_gc(const std::string& dir) {
-  SweepReport report = sweep_crashed_sessions(dir);
+int run_sessions_gc(const std::string& dir, const RecordExport& exporter) {
+  SweepReport report = sweep_crashed_sessions(dir, &exporter);
   for (const auto& line : report.lines) print_out(terminal_safe(line) + "\n");
   print_out("swept " + std::to_string(report.swept) + " crashed session(s) in " + terminal_safe(dir) +
             (report.problems ? ", " + std::to_string(report.problems) + " problem(s) left (above)" : "") + "\n");

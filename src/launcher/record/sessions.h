@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "launcher/record/record_export.h"
+
 namespace cordon {
 
 // One row per record: SESSION STATE EXIT AGENT WORKSPACE, or one JSON document
@@ -16,7 +18,7 @@ int print_sessions_list(const std::string& dir, bool json);
 int print_session(const std::string& dir, const std::string& id);
 
 // Sweeps crashed sessions (record/sweep) and prints what it did.
-int run_sessions_gc(const std::string& dir);
+int run_sessions_gc(const std::string& dir, const RecordExport& exporter);
 
 // Applies the retention now and prints the ids it removed.
 int run_sessions_prune(const std::string& dir, long long keep, long long keep_days);

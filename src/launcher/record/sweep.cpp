@@ -129,7 +129,8 @@ Json noted_receipt(const ReceiptNote& note) {
 }
 
 // Sweeps one session whose state file lock is held. Returns the report line.
-std::string sweep_one(const std::string& dir, const std::string& id, int state_fd, SweepReport& report) {
+std::string sweep_one(const std::string& dir, const std::string& id, int state_fd, SweepReport& report,
+                      const RecordExport* exporter) {
   const std::string record_path = dir + "/" + id + ".json";
   std::string problem;
   std::optional<std::string> text = read_record(record_path, &problem);
@@ -144,7 +145,9 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
     return "session " + id + ": already complete (state file removed)";
   }
   if (std::optional<ReceiptNote> note = receipt_failed_note(state_fd)) {
-    if (!append_line(record_path, noted_receipt(*note), &problem)) return "session " + id + ": " + problem;
+    const Json receipt = noted_receipt(*note);
+    if (!append_line(record_path, receipt, &problem)) return "session " + id + ": " + problem;
+    if (exporter) exporter->send(id, receipt);
     ::unlink(state_file_path(dir, id).c_str());
     return "session " + id + ": its launcher could not write the receipt (exit status " +
            std::to_string(note->exit_code) + ", " + note->cause + "); completed from its note";
@@ -158,9 +161,9 @@ std::string sweep_one(const std::string& dir, const std::string& id, int state_f
   const FootholdAudit audit = audit_crashed_workspace(id, record.manifest);
   const FootholdAudit home = audit_session_home(dir, id);
   const FootholdAudit permissions = audit_crashed_permissions(record.manifest);
-  if (!append_line(record_path, crash_receipt(cgroups.removed, problems, temp_dirs, audit, home, permissions),
-                   &problem))
-    return "session " + id + ": " + problem;
+  const Json receipt = crash_receipt(cgroups.removed, problems, temp_dirs, audit, home, permissions);
+  if (!append_line(record_path, receipt, &problem)) return "session " + id + ": " + problem;
+  if (exporter) exporter->send(id, receipt);
   ::unlink(state_file_path(dir, id).c_str());
   std::string line = "session " + id + " crashed (its launcher died without a receipt); swept";
   for (const auto& removed : cgroups.removed) line += ", removed " + removed;
@@ -210,7 +213,7 @@ UniqueFd lock_crashed_session(const std::string& dir, const std::string& id) {
 
 }  // namespace
 
-SweepReport sweep_crashed_sessions(const std::string& dir) {
+SweepReport sweep_crashed_sessions(const std::string& dir, const RecordExport* exporter) {
   SweepReport report;
   for (const auto& id : remove_abandoned_new_state_files(dir))
     report.lines.push_back("session " + id + ": its launcher died while making its state file (removed)");
@@ -218,13 +221,13 @@ SweepReport sweep_crashed_sessions(const std::string& dir) {
     // Held until this session is swept: a concurrent sweeper sees it as busy and skips it.
     UniqueFd lock = lock_crashed_session(dir, id);
     if (!lock.valid()) continue;
-    report.lines.push_back(sweep_one(dir, id, lock.get(), report));
+    report.lines.push_back(sweep_one(dir, id, lock.get(), report, exporter));
     ++report.swept;
   }
   return report;
 }
 
-SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms) {
+SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms, const RecordExport* exporter) {
   SweepReport report;
   UniqueFd lock;
   for (int waited = 0; waited <= wait_ms; waited += 2) {
@@ -241,7 +244,7 @@ SweepReport sweep_session(const std::string& dir, const std::string& id, int wai
     ::usleep(2000);
   }
   if (!lock.valid()) return report;
-  report.lines.push_back(sweep_one(dir, id, lock.get(), report));
+  report.lines.push_back(sweep_one(dir, id, lock.get(), report, exporter));
   ++report.swept;
   return report;
 }

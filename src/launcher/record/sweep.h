@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher/record/record_export.h"
+
 namespace cordon {
 
 struct SweepReport {
@@ -18,12 +20,14 @@ struct SweepReport {
 // Sessions in `dir` whose launcher is gone without a receipt: their cgroups are emptied and
 // removed, pasta's temp dir is removed, a receipt saying "crashed" (or, when the launcher
 // could only leave a note, the exit status it noted) is appended, the state file removed.
-SweepReport sweep_crashed_sessions(const std::string& dir);
+// Each receipt written also goes to `exporter` when given ([records] export).
+SweepReport sweep_crashed_sessions(const std::string& dir, const RecordExport* exporter = nullptr);
 
 // Sweeps the one session `id` as sweep_crashed_sessions would, once its state file's lock is
 // free (its launcher and the session's last processes gone), waiting for that at most
 // `wait_ms`. The report is empty when the session is not there, is complete, or stayed locked.
-SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms);
+SweepReport sweep_session(const std::string& dir, const std::string& id, int wait_ms,
+                          const RecordExport* exporter = nullptr);
 
 // The ids of sessions a sweep would close, without sweeping (for `cordon doctor`).
 std::vector<std::string> crashed_session_ids(const std::string& dir);

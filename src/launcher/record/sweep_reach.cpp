@@ -1,5 +1,8 @@
 #include "launcher/record/sweep_reach.h"
 
+#include <linux/magic.h>
+#include <sys/vfs.h>
+
 #include "common/agent_control.h"
 #include "common/landlock_abi.h"
 #include "launcher/fs/control_file_place.h"
@@ -29,7 +32,7 @@ std::string parent_of(const std::string& path) {
 }  // namespace
 
 SweepReach sweep_reach(const std::string& sessions_dir, const std::string& id, const std::string& home,
-                       const SandboxPlan& plan) {
+                       const SandboxPlan& plan, const RecordExportTarget& export_to) {
   SweepReach reach;
   auto grant = [&](const std::string& path, uint64_t access) {
     if (!path.empty()) reach.grants.push_back({path, access});
@@ -51,6 +54,13 @@ SweepReach sweep_reach(const std::string& sessions_dir, const std::string& id, c
     if (place.kind == ControlFilePlace::Kind::Link && !place.resolved.empty())
       grant(parent_of(place.resolved), kControlFileWrite);
   }
+  // A file rule (Landlock's rules on a file hold only its file rights): appended to, not made.
+  // A pipe or socket reached through /proc (/proc/1/fd/1 in a pod) needs none: Landlock does
+  // not restrict those, and refuses a rule on them.
+  struct statfs fs {};
+  if (export_to.kind == RecordExportTarget::Kind::File &&
+      !(::statfs(export_to.path.c_str(), &fs) == 0 && (fs.f_type == PIPEFS_MAGIC || fs.f_type == SOCKFS_MAGIC)))
+    grant(export_to.path, kAccessFsWriteFile);
   return reach;
 }
 

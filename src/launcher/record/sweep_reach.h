@@ -25,8 +25,9 @@ struct SweepReach {
 // - pasta's temp dir (its FIFO removed) and /tmp (the dir removed): removal only;
 // - the directories of the agent's control files in `home` (put back through a file renamed
 //   over them, or what was planted removed): regular files made, written, removed.
+// - [records] export's file or FIFO (the crashed session's receipt appended): written.
 // Nothing of it makes a link or a device, and nothing executes.
 SweepReach sweep_reach(const std::string& sessions_dir, const std::string& id, const std::string& home,
-                       const SandboxPlan& plan);
+                       const SandboxPlan& plan, const RecordExportTarget& export_to = {});
 
 }  // namespace cordon

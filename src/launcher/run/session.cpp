@@ -36,7 +36,8 @@ namespace {
 // new session starts: nothing accumulates even when no one runs `cordon sessions gc`.
 void tidy_records(const Config& config, const HostFacts& facts) {
   const std::string dir = sessions_dir(facts);
-  SweepReport swept = sweep_crashed_sessions(dir);
+  const RecordExport exporter(config.records.export_to, state_dir_of(dir));
+  SweepReport swept = sweep_crashed_sessions(dir, &exporter);
   for (const auto& line : swept.lines) print_err("cordon: " + terminal_safe(line) + "\n");
   if (prune_due(dir)) prune_records(dir, config.records.keep, config.records.keep_days);
 }
@@ -210,7 +211,9 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // started before the session's state file exists, so no moment of it is left uncovered.
   std::optional<SessionKeeper> keeper;
   if (!without_keeper(facts))
-    keeper.emplace(sessions_dir(facts), id, sweep_reach(sessions_dir(facts), id, facts.home, plan));
+    keeper.emplace(sessions_dir(facts), id,
+                   sweep_reach(sessions_dir(facts), id, facts.home, plan, config.records.export_to),
+                   RecordExport(config.records.export_to, state_dir_of(sessions_dir(facts))));
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;

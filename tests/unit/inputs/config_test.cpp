@@ -69,6 +69,21 @@ allow_ptrace = true
   EXPECT_TRUE(c.agents.count("codex"));
 }
 
+TEST(Config, RecordsExportTargets) {
+  auto target = [](const std::string& value) {
+    return parse_config("[records]\nexport = \"" + value + "\"\n", "/etc/cordon/cordon.toml").records.export_to;
+  };
+  EXPECT_EQ(parse_config("", "/etc/cordon/cordon.toml").records.export_to.kind, RecordExportTarget::Kind::None);
+  EXPECT_EQ(target("").kind, RecordExportTarget::Kind::None);
+  EXPECT_EQ(target("stderr").kind, RecordExportTarget::Kind::Stderr);
+  EXPECT_EQ(target("/proc/1/fd/1").kind, RecordExportTarget::Kind::File);
+  EXPECT_EQ(target("/proc/1/fd/1").path, "/proc/1/fd/1");
+  const RecordExportTarget socket = target("unix:/run/collector.sock");
+  EXPECT_EQ(socket.kind, RecordExportTarget::Kind::UnixSocket);
+  EXPECT_EQ(socket.path, "/run/collector.sock");
+  EXPECT_EQ(socket.spelled, "unix:/run/collector.sock");
+}
+
 struct BadCase {
   const char* text;
   const char* expect;  // substring of the one-line error
@@ -95,6 +110,9 @@ INSTANTIATE_TEST_SUITE_P(
     Table, ConfigRejects,
     ::testing::Values(
         BadCase{"[workspace]\nroot = 3\n", "2:8: workspace.root: expected a string"},
+        BadCase{"[records]\nexport = \"log.jsonl\"\n", "records.export: must be \"stderr\", an absolute path"},
+        BadCase{"[records]\nexport = \"unix:relative\"\n", "records.export: must be \"stderr\""},
+        BadCase{"[records]\nexport = \"tcp:127.0.0.1:9\"\n", "records.export: must be"},
         BadCase{"[workspace]\nprotect = [\"/etc\"]\n", "2:12: workspace.protect: \"/etc\" must be a path relative"},
         BadCase{"[workspace]\nprotect = [\"a/../../x\"]\n", "workspace.protect: \"a/../../x\" must stay inside"},
         BadCase{"[workspace]\nprotect = [\"\"]\n", "workspace.protect: \"\" must be a path relative"},
