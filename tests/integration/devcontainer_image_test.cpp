@@ -300,13 +300,15 @@ TEST_F(DevcontainerImage, PidOneReapsWhatKilledJailedLaunchesOrphan) {
 }
 
 // Each privilege devcontainer.json asks for that podman's defaults lack, taken away: the
-// entrypoint's `cordon doctor` names the missing mechanism and the container refuses to start.
+// entrypoint's `cordon doctor` names the missing mechanism and the flag that gives it back
+// (inputs/container_facts.h), and the container refuses to start.
 TEST_F(DevcontainerImage, WithoutTheTunDeviceOrUnmaskedProcTheEntrypointRefusesToStart) {
   struct Case {
-    std::string drop, doctor_row;
+    std::string drop, doctor_row, fix;
   };
-  for (const Case& c :
-       {Case{"--device=/dev/net/tun", "[FAIL] /dev/net/tun"}, Case{"systempaths=unconfined", "[FAIL] fresh /proc"}}) {
+  for (const Case& c : {Case{"--device=/dev/net/tun", "[FAIL] /dev/net/tun", "--device=/dev/net/tun"},
+                        Case{"systempaths=unconfined", "[FAIL] fresh /proc", "systempaths=unconfined"},
+                        Case{"seccomp=unconfined", "[FAIL] user namespaces", "--security-opt seccomp=unconfined"}}) {
     std::vector<std::string> args;
     for (size_t i = 0; i < suite->run_args.size(); ++i) {
       if (suite->run_args[i] == c.drop) {
@@ -321,6 +323,8 @@ TEST_F(DevcontainerImage, WithoutTheTunDeviceOrUnmaskedProcTheEntrypointRefusesT
     EXPECT_FALSE(ready(name, logs)) << "started without " << c.drop << "\n" << logs;
     EXPECT_NE(logs.find("refusing to start"), std::string::npos) << c.drop << "\n" << logs;
     EXPECT_NE(logs.find(c.doctor_row), std::string::npos) << c.drop << "\n" << logs;
+    EXPECT_NE(logs.find(c.fix), std::string::npos) << c.drop << ": the fix names the flag\n" << logs;
+    EXPECT_NE(logs.find("[PASS] container              a podman container"), std::string::npos) << logs;
   }
 }
 

@@ -23,6 +23,7 @@
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
 #include "launcher/commands/shim.h"
+#include "launcher/inputs/container_facts.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
 #include "launcher/landlock/ruleset_plan.h"
@@ -48,7 +49,8 @@ bool version_at_least(const std::string& text, const char* minimum) {
   return !std::lexicographical_compare(have, have + 3, need, need + 3);
 }
 
-void check_bwrap(const HostTool& found, const Config& config, std::vector<DoctorRow>& rows) {
+void check_bwrap(const HostTool& found, const Config& config, const ContainerFacts& where,
+                 std::vector<DoctorRow>& rows) {
   const std::string& bwrap = found.path;
   if (bwrap.empty()) {
     rows.push_back({DoctorStatus::Fail, "bubblewrap", "bwrap not found in " + system_binary_dirs_text(),
@@ -65,8 +67,7 @@ void check_bwrap(const HostTool& found, const Config& config, std::vector<Doctor
   rows.push_back(
       {userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
        userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones" : first_line(userns.output),
-       "enable unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 "
-       "and user.max_user_namespaces > 0 (in a container: allow unshare/clone in its seccomp profile)"});
+       user_namespace_fix(where)});
 
   auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev",
                            "/dev", "--", "/bin/true"});
@@ -76,9 +77,7 @@ void check_bwrap(const HostTool& found, const Config& config, std::vector<Doctor
                                                                                 : DoctorStatus::Fail;
   rows.push_back({proc_status, "fresh /proc",
                   proc_ok ? "a new pid namespace can mount its own /proc" : first_line(proc.output),
-                  "a nested container refuses proc mounts: run it with --security-opt "
-                  "seccomp=unconfined (and apparmor=unconfined), or accept weaker process isolation "
-                  "with [filesystem] proc = \"host-ro\" (battery check 07 will FAIL)"});
+                  fresh_proc_fix(where)});
 }
 
 void check_seccomp(std::vector<DoctorRow>& rows) {
@@ -99,13 +98,14 @@ void check_seccomp(std::vector<DoctorRow>& rows) {
                   "a kernel with CONFIG_SECCOMP_FILTER and libseccomp >= 2.5 are required"});
 }
 
-void check_network(const Config& config, std::vector<DoctorRow>& rows) {
+void check_network(const Config& config, const ContainerFacts& where, std::vector<DoctorRow>& rows) {
   // Without the jail these are only advisory; with it they are required.
   const bool required = network::jail_required(config.network);
   DoctorStatus missing = required ? DoctorStatus::Fail : DoctorStatus::Warn;
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
   std::string fix = tun.fix;
+  if (const std::string here = tun_device_fix(where); !here.empty()) fix = here + "; " + fix;
   if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source.file);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
@@ -141,7 +141,7 @@ void check_landlock(const Config& config, std::vector<DoctorRow>& rows) {
 
 // Where memory/pids budgets would live for this user. FAIL only when the configuration asks
 // for a budget the host cannot hold (the launch would be refused); otherwise a WARN at most.
-void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
+void check_cgroup_budgets(const Config& config, const ContainerFacts& where, std::vector<DoctorRow>& rows) {
   const passwd* entry = ::getpwuid(::getuid());
   const std::string account = entry ? entry->pw_name : "";
   auto hierarchies = cgroup::gather_hierarchies(account);
@@ -160,6 +160,8 @@ void check_cgroup_budgets(const Config& config, std::vector<DoctorRow>& rows) {
       if (!placed.why_not.empty())
         placed.fix = "start cordon in a cgroup of its own: systemd-run --scope -p Delegate=yes cordon run ...";
     }
+    // In a container the fix is the container's own limits, not a root launch.
+    if (const std::string here = cgroup_budget_fix(where); !placed.why_not.empty() && !here.empty()) placed.fix = here;
     DoctorStatus status = placed.why_not.empty()   ? DoctorStatus::Pass
                           : configured && !lenient ? DoctorStatus::Fail
                                                    : DoctorStatus::Warn;
@@ -228,6 +230,17 @@ void check_shims(std::vector<DoctorRow>& rows) {
   }
 }
 
+// Where doctor runs: a host, a container, a pod, and what of it the rows below meet.
+DoctorRow container_row(const ContainerFacts& f) {
+  if (!f.in_container()) return {DoctorStatus::Pass, "container", "none seen (no container or pod markers)", ""};
+  std::string detail = f.in_pod() ? "a Kubernetes pod" : "a " + f.engine + " container";
+  detail += f.seccomp_filtered ? "; this process runs under a seccomp filter" : "; no seccomp filter on this process";
+  detail += "; " + std::to_string(f.proc_masks.size()) + " mount(s) over /proc";
+  if (f.apparmor_restricts_userns) detail += "; AppArmor restricts user namespaces";
+  if (f.cgroup_read_only) detail += "; the cgroup filesystem is read-only";
+  return {DoctorStatus::Pass, "container", detail, ""};
+}
+
 const char* label(DoctorStatus s) {
   return s == DoctorStatus::Pass ? "PASS" : s == DoctorStatus::Warn ? "WARN" : "FAIL";
 }
@@ -236,13 +249,15 @@ const char* label(DoctorStatus s) {
 
 std::vector<DoctorRow> run_doctor(const Config& config, const std::string& config_problem) {
   std::vector<DoctorRow> rows;
+  const ContainerFacts where = read_container_facts();
   rows.push_back(configuration_row(config, config_problem));
-  check_bwrap(find_host_tool("bwrap", "bubblewrap"), config, rows);
+  rows.push_back(container_row(where));
+  check_bwrap(find_host_tool("bwrap", "bubblewrap"), config, where, rows);
   check_mask_source(rows);
   check_seccomp(rows);
-  check_network(config, rows);
+  check_network(config, where, rows);
   check_landlock(config, rows);
-  check_cgroup_budgets(config, rows);
+  check_cgroup_budgets(config, where, rows);
   check_crashed_sessions(config, rows);
   check_shims(rows);
   return rows;
