@@ -125,13 +125,19 @@ void add_shim_command(CLI::App& app, Commands& c, bool wanted) {
 }
 
 void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
-  c.sessions_cmd = app.add_subcommand("sessions", "The session records: list, show one, sweep crashes, prune");
+  c.sessions_cmd =
+      app.add_subcommand("sessions", "The session records: list, show one, its transcript, sweep crashes, prune");
   if (!wanted) return;
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");
   CLI::App* show = c.sessions_cmd->add_subcommand("show",
                                                   "Print one session as one JSON document (cordon-session-record)");
   show->add_option("id", c.session_id, "Session id from `cordon sessions list`")->required();
+  c.sessions_transcript_cmd = c.sessions_cmd->add_subcommand(
+      "transcript", "Show what a session wrote ([records] transcript), through the output filter");
+  c.sessions_transcript_cmd->add_option("id", c.session_id, "Session id from `cordon sessions list`")->required();
+  c.sessions_transcript_cmd->add_flag("--raw", c.transcript_raw,
+                                      "The bytes as the sandbox wrote them (only to a pipe or file, never a terminal)");
   c.sessions_gc_cmd = c.sessions_cmd->add_subcommand(
       "gc", "Sweep sessions whose launcher died: kill and remove their cgroups, remove temp dirs, close their records");
   c.sessions_prune_cmd = c.sessions_cmd->add_subcommand("prune",

@@ -23,10 +23,12 @@ struct Commands {
   std::string shim_agent, shim_binary, session_id, setup_user;
   bool setup_user_remove = false;
   bool sessions_json = false;
+  bool transcript_raw = false;
   std::optional<long long> prune_keep, prune_keep_days;
   bool doctor_json = false;
   CLI::App *run_cmd{}, *argv_cmd{}, *verify_cmd{}, *status_cmd{}, *shim_cmd{}, *shim_install_cmd{}, *shim_remove_cmd{},
       *sessions_cmd{}, *doctor_cmd{}, *sessions_list_cmd{}, *sessions_gc_cmd{}, *sessions_prune_cmd{},
+      *sessions_transcript_cmd{},
       *setup_user_cmd{};
 };
 

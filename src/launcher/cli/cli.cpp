@@ -26,6 +26,7 @@
 #include "launcher/plan/session_options.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/record/sessions.h"
+#include "launcher/commands/transcript_command.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/session.h"
 #include "launcher/workspace/scratch.h"
@@ -94,6 +95,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.sessions_cmd) {
     std::string dir = sessions_dir(facts_for(config, {}));
     if (*c.sessions_gc_cmd) return run_sessions_gc(dir, RecordExport(config.records.export_to, state_dir_of(dir)));
+    if (*c.sessions_transcript_cmd) return print_transcript(dir, c.session_id, config.terminal.pass, c.transcript_raw);
     if (*c.sessions_prune_cmd)
       return run_sessions_prune(dir, c.prune_keep.value_or(config.records.keep),
                                 c.prune_keep_days.value_or(config.records.keep_days));

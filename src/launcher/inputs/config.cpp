@@ -204,7 +204,7 @@ constexpr std::string_view kNetworkKeys[] = {"mode",  "egress_jail", "allow_ip",
                                              "allow", "deny",        "user_allow"};
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
 constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
-constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days", "export"};
+constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days", "export", "transcript", "transcript_max_bytes"};
 constexpr std::string_view kSandboxKeys[] = {"landlock"};
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
@@ -391,6 +391,12 @@ void apply_records(const Origin& o, const toml::table& t, RecordsConfig& c) {
     if (c.keep < 1) fail(o, *v, "records.keep", "must be at least 1 (the latest session's record is kept)");
   }
   if (auto* v = t.get("keep_days")) c.keep_days = as_non_negative(o, *v, "records.keep_days");
+  if (auto* v = t.get("transcript")) c.transcript = as_bool(o, *v, "records.transcript");
+  if (auto* v = t.get("transcript_max_bytes")) {
+    c.transcript_max_bytes = as_non_negative(o, *v, "records.transcript_max_bytes");
+    if (c.transcript_max_bytes < 4096)
+      fail(o, *v, "records.transcript_max_bytes", "must be at least 4096 (a transcript that holds nothing says nothing)");
+  }
   if (auto* v = t.get("export")) {
     const std::string value = as_string(o, *v, "records.export");
     const std::string socket_prefix = "unix:";

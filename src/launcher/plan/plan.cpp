@@ -150,7 +150,8 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.env = plan_environment(config.environment, profile, facts, network.env);
   s.gitconfig = render_gitconfig(config.git, facts);
   s.resolv_conf_dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
-  s.terminal = plan_terminal(config.terminal, facts.terminal_device, facts.terminal_fds);
+  s.terminal = plan_terminal(config.terminal, facts.terminal_device, facts.terminal_fds,
+                             config.records.transcript ? static_cast<uint64_t>(config.records.transcript_max_bytes) : 0);
   s.workspace = plan_workspace(config.workspace, facts);
   s.filesystem = plan_filesystem(config.filesystem, config.home,
                                  siblings_mask(config.workspace, config.filesystem, facts), profile, facts,

@@ -296,6 +296,10 @@ Json receipt_json(const Receipt& r) {
       {"limit_hits", bytes_array_json(r.limit_hits)},
       {"ended_by", o.ended_by.empty() ? Json(nullptr) : bytes_json(o.ended_by)},
       {"terminal", terminal_json(o.terminal)},
+      {"transcript", o.transcript ? Json{{"path", bytes_json(o.transcript->path)},
+                                         {"bytes", o.transcript->recorded},
+                                         {"dropped_bytes", o.transcript->dropped}}
+                                  : Json(nullptr)},
       {"teardown",
        {{"verified", r.teardown_problems.empty()},
         {"problems", bytes_array_json(r.teardown_problems)},

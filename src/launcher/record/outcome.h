@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,13 @@ struct TerminalOutcome {
   bool output_cut = false;  // the operator's terminal stopped taking output at the end
 };
 
+// The session's transcript, when [records] transcript kept one (terminal/transcript.h).
+struct TranscriptOutcome {
+  std::string path;
+  uint64_t recorded = 0;  // bytes kept
+  uint64_t dropped = 0;   // bytes past the cap (or after a failed write), not kept
+};
+
 // How a launch ended, for the exit status and the teardown receipt.
 struct LaunchOutcome {
   int exit_code = 0;         // the command's status, or 128+N for death by signal N
@@ -26,6 +34,7 @@ struct LaunchOutcome {
   std::vector<std::string> limit_hits;         // budgets the session ran into
   std::vector<std::string> teardown_problems;  // a stage's teardown check that failed (survivors were still reaped)
   TerminalOutcome terminal;
+  std::optional<TranscriptOutcome> transcript;
   // Why cordon ended the session itself, when it did: "operator terminal hung up" (the
   // terminal it relayed went away: SIGHUP, then SIGKILL after a grace). "" otherwise.
   std::string ended_by = "";

@@ -19,6 +19,9 @@ inline constexpr const char* kManifestFormat = "cordon-manifest";
 inline constexpr const char* kReceiptFormat = "cordon-receipt";
 inline constexpr int kRecordVersion = 2;
 
+// A session's transcript beside its record: "<id>.transcript" ([records] transcript).
+inline constexpr const char* kTranscriptSuffix = ".transcript";
+
 // "20261201T131821Z-fa114025": a UTC stamp, '-', 8 hex digits (new_session_id()).
 bool is_session_id(const std::string& id);
 

@@ -512,17 +512,27 @@ LaunchOutcome run_sandbox(const SandboxPlan& plan, const std::vector<LaunchStage
   signals.throw_if_interrupted();
   // After the stages' constructors (a v2 budget moves the launcher into a leaf first, so the
   // terminal keeper forked here lives there with it).
+  // The transcript first: the relay and the pipes write to it, and it ends after them.
+  std::unique_ptr<terminal::Transcript> transcript;
+  if (!plan.terminal.transcript_path.empty())
+    transcript = std::make_unique<terminal::Transcript>(plan.terminal.transcript_path, plan.terminal.transcript_session,
+                                                        plan.terminal.transcript_cap);
   std::unique_ptr<terminal::Relay> relay;
-  if (plan.terminal.relay) relay = std::make_unique<terminal::Relay>(plan.terminal);
+  if (plan.terminal.relay) relay = std::make_unique<terminal::Relay>(plan.terminal, transcript.get());
   // After the relay (its keeper, forked without exec, must not hold the pipes' write ends).
   std::unique_ptr<terminal::OutputPipes> pipes;
-  if (plan.terminal.filter_fds) pipes = std::make_unique<terminal::OutputPipes>(plan.terminal);
+  if (plan.terminal.filter_fds || (transcript && plan.terminal.record_fds))
+    pipes = std::make_unique<terminal::OutputPipes>(plan.terminal, transcript.get());
   if (pipes && !pipes->active()) pipes.reset();
   LaunchOutcome outcome;
   const Supervision ended = start_and_supervise(plan, stages, d, argv.data(), signals, {relay.get(), pipes.get()},
                                                 outcome);
   relay.reset();
   pipes.reset();
+  if (transcript) {
+    transcript->finish();
+    outcome.transcript = TranscriptOutcome{transcript->path(), transcript->recorded(), transcript->dropped()};
+  }
 
   // bwrap writes "exit-code" to the status fd only when the command itself ran.
   outcome.command_ran = bwrap_status_says_command_ran(ended.status);

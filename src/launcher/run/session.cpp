@@ -204,6 +204,10 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // proxy), so a missing one is reported with its fix before anything else; never a fallback.
   network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
+  if (plan.terminal.transcript_cap != 0) {  // beside the session's record, named by its id
+    plan.terminal.transcript_path = sessions_dir(facts) + "/" + id + kTranscriptSuffix;
+    plan.terminal.transcript_session = id;
+  }
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan

@@ -18,11 +18,14 @@ constexpr size_t kReadBytes = size_t{16} * 1024;
 
 }  // namespace
 
-OutputPipes::OutputPipes(const TerminalPlan& plan) : streams_{Stream(plan.pass), Stream(plan.pass)} {
+OutputPipes::OutputPipes(const TerminalPlan& plan, Transcript* transcript)
+    : streams_{Stream(plan.pass), Stream(plan.pass)}, transcript_(transcript) {
   for (int fd = 1; fd <= 2; ++fd) {
     Stream& s = streams_[static_cast<size_t>(fd - 1)];
     // A stream the launcher does not have open stays as it is (bwrap gives the sandbox none).
-    if (!(plan.filter_fds & (1U << fd)) || ::fcntl(fd, F_GETFD) < 0) continue;
+    const unsigned bit = 1U << fd;
+    if (!((plan.filter_fds | (transcript ? plan.record_fds : 0U)) & bit) || ::fcntl(fd, F_GETFD) < 0) continue;
+    s.filtered = (plan.filter_fds & bit) != 0;
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) throw Error(errno_text("pipe (the output filter)", errno));
     s.read = UniqueFd(ends[0]);
@@ -69,10 +72,13 @@ void OutputPipes::read_stream(Stream& s) {
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   if (n <= 0) {  // every writer (the sandbox's processes) is gone
     s.open = false;
-    s.filter.finish(s.pending);
+    if (s.filtered) s.filter.finish(s.pending);
     return;
   }
-  s.filter.feed(std::string_view(buffer, static_cast<size_t>(n)), s.pending);
+  const std::string_view chunk(buffer, static_cast<size_t>(n));
+  if (transcript_) transcript_->record(s.target == 1 ? '1' : '2', chunk);
+  if (s.filtered) s.filter.feed(chunk, s.pending);
+  else s.pending.append(chunk);
   if (s.target_gone) s.pending.clear();
 }
 
@@ -106,7 +112,7 @@ std::array<uint64_t, kTerminalClassCount> OutputPipes::finish() {
     if (::poll(fds, kOutputPipesPollFds, 20) > 0) on_ready(fds);
   }
   for (Stream& s : streams_) {
-    if (s.open) s.filter.finish(s.pending);
+    if (s.open && s.filtered) s.filter.finish(s.pending);
     s.open = false;
     s.read.reset();
     // The modes the filter let through (an alternate screen, a hidden cursor) are undone, as

@@ -15,6 +15,7 @@
 #include "common/unique_fd.h"
 #include "launcher/terminal/output_filter.h"
 #include "launcher/terminal/terminal_plan.h"
+#include "launcher/terminal/transcript.h"
 
 namespace cordon::terminal {
 
@@ -23,9 +24,10 @@ inline constexpr size_t kOutputPipesPollFds = 4;
 
 class OutputPipes {
  public:
-  // A pipe for each of fds 1 and 2 in plan.filter_fds that the launcher has open. Throws
-  // cordon::Error.
-  explicit OutputPipes(const TerminalPlan& plan);
+  // A pipe for each of fds 1 and 2 in plan.filter_fds (filtered) or plan.record_fds (passed
+  // unchanged) that the launcher has open; each chunk also goes to `transcript` when given.
+  // Throws cordon::Error.
+  explicit OutputPipes(const TerminalPlan& plan, Transcript* transcript = nullptr);
   OutputPipes(const OutputPipes&) = delete;
   OutputPipes& operator=(const OutputPipes&) = delete;
 
@@ -52,10 +54,12 @@ class OutputPipes {
     std::string pending;   // filtered, not yet written
     bool open = false;     // the pipe has not reached end-of-file
     bool target_gone = false;
+    bool filtered = true;  // false: only kept by the transcript, passed unchanged
     OutputFilter filter;
     explicit Stream(TerminalPassSet pass) : filter(pass) {}
   };
   void read_stream(Stream& s);
+  Transcript* transcript_ = nullptr;
   static void write_stream(Stream& s);
 
   std::array<Stream, 2> streams_;

@@ -57,8 +57,12 @@ constexpr int kStopWatchIntervalMs = 20;
 
 }  // namespace
 
-Relay::Relay(const TerminalPlan& plan)
-    : plan_(plan), operator_(plan.fds), pty_(pty_settings(operator_), operator_.size()), filter_(plan.pass) {
+Relay::Relay(const TerminalPlan& plan, Transcript* transcript)
+    : plan_(plan),
+      operator_(plan.fds),
+      pty_(pty_settings(operator_), operator_.size()),
+      filter_(plan.pass),
+      transcript_(transcript) {
   keeper_ = std::make_unique<TerminalKeeper>(operator_.fd(), operator_.saved(), operator_.restore_flags());
 }
 
@@ -108,7 +112,9 @@ void Relay::read_pty() {
     pty_open_ = false;
     return;
   }
-  filter_.feed(std::string_view(buffer, static_cast<size_t>(n)), to_operator_);
+  const std::string_view chunk(buffer, static_cast<size_t>(n));
+  if (transcript_) transcript_->record('o', chunk);
+  filter_.feed(chunk, to_operator_);
   keeper_->set_modes(filter_.modes());
 }
 

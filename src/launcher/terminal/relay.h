@@ -21,6 +21,7 @@
 #include "launcher/terminal/private_pty.h"
 #include "launcher/terminal/terminal_keeper.h"
 #include "launcher/terminal/terminal_plan.h"
+#include "launcher/terminal/transcript.h"
 
 namespace cordon::terminal {
 
@@ -36,8 +37,9 @@ inline constexpr size_t kRelayPollFds = 2;
 
 class Relay {
  public:
-  // The operator's terminal, the pty and the keeper; nothing is raw yet. Throws cordon::Error.
-  explicit Relay(const TerminalPlan& plan);
+  // The operator's terminal, the pty and the keeper; nothing is raw yet. What the pty says also
+  // goes to `transcript` when given. Throws cordon::Error.
+  explicit Relay(const TerminalPlan& plan, Transcript* transcript = nullptr);
   Relay(const Relay&) = delete;
   Relay& operator=(const Relay&) = delete;
 
@@ -95,6 +97,7 @@ class Relay {
   PrivatePty pty_;
   OutputFilter filter_;
   std::unique_ptr<TerminalKeeper> keeper_;
+  Transcript* transcript_ = nullptr;
   std::string to_operator_, to_pty_;
   bool pty_open_ = true;        // false once the master read EIO (every slave closed)
   bool operator_gone_ = false;  // the operator's terminal hung up: not polled any more

@@ -4,6 +4,7 @@
 // streams.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/intent.h"
@@ -22,6 +23,14 @@ struct TerminalPlan {
   // Bit 1 / bit 2: the sandbox's stdout / stderr is not a terminal and goes through the output
   // filter anyway ([terminal] filter_pipes, `run --filter-output`; terminal/output_pipes.h).
   unsigned filter_fds = 0;
+  // Bit 1 / bit 2: the sandbox's stdout / stderr is not a terminal and not filtered, and goes
+  // through the launcher's pipe unchanged only so the transcript can keep it.
+  unsigned record_fds = 0;
+  // [records] transcript: where the session's transcript goes (set with the session's id, in
+  // run/session.cpp; "" = none) and its cap (terminal/transcript.h).
+  std::string transcript_path;
+  std::string transcript_session;
+  uint64_t transcript_cap = 0;
 };
 
 struct TerminalSection {
@@ -31,6 +40,8 @@ struct TerminalSection {
 
 // `terminal_device`: the launcher's first terminal stream ("major:minor", "" = none);
 // `terminal_fds`: which of its fds 0-2 are terminals (bit N = fd N).
-TerminalSection plan_terminal(const TerminalConfig& config, const std::string& terminal_device, unsigned terminal_fds);
+// `transcript_cap`: [records] transcript's cap in bytes, 0 when the transcript is off.
+TerminalSection plan_terminal(const TerminalConfig& config, const std::string& terminal_device, unsigned terminal_fds,
+                              uint64_t transcript_cap = 0);
 
 }  // namespace cordon
