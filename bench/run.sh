@@ -29,6 +29,9 @@
 #  10. the Landlock layer: a launch with it (the default, "auto") against the same launch with
 #      [sandbox] landlock = "off" (target <= +0.3 ms: the cordon-landlock step's exec, its
 #      rules and restrict_self).
+#  11. the transcript ([records] transcript): the relay's `cat` of 64 MiB with a transcript
+#      that keeps all of it, against the relay without one (target >= 0.90 of its throughput);
+#      both sides keep their records in the bench's own state directory.
 # As root the whole run is in a private network namespace the script builds (a veth pair with
 # a default route): pasta attaches there and nothing leaves the machine's network.
 # Needs a build (scripts/quickstart or scripts/test) and hyperfine; valgrind for step 3's count.
@@ -61,6 +64,7 @@ labels=(
   "claude profile adds"
   "an ordinary user's launch adds"
   "landlock adds"
+  "terminal relay throughput with a transcript (cat 64 MiB)"
 )
 if [ "${1:-}" = "--labels" ]; then
   printf '%s\n' "${labels[@]}"
@@ -83,7 +87,7 @@ battery="$build/libexec/cordon/cordon-battery"
 command -v hyperfine >/dev/null || { echo "bench: apt-get install hyperfine" >&2; exit 1; }
 tmp="$(mktemp -d /var/tmp/cordon-bench-XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/ws"
+mkdir -p "$tmp/ws" "$tmp/state"
 # Default budgets off, so that each comparison measures one mechanism ("budgets add" is theirs).
 nobudget='[limits]\npids_max = 0\nmemory_max_bytes = 0\n'
 printf "[network]\nmode = \"host\"\n$nobudget" > "$tmp/nojail.toml"
@@ -93,6 +97,8 @@ printf "[network]\nmode = \"allowlist\"\n$nobudget" > "$tmp/allowlist.toml"
 printf '[network]\negress_jail = false\n[limits]\npids_max = 4096\nmemory_max_bytes = 4294967296\n' > "$tmp/budget.toml"
 printf "[network]\nmode = \"host\"\n[terminal]\nprivate = false\n$nobudget" > "$tmp/direct.toml"
 printf "[network]\nmode = \"host\"\n$nobudget[sandbox]\nlandlock = \"off\"\n" > "$tmp/nolandlock.toml"
+printf "[network]\nmode = \"host\"\n$nobudget[records]\ntranscript = true\ntranscript_max_bytes = 134217728\n" \
+  > "$tmp/transcript.toml"
 runs="${RUNS:-200}"
 jailed=0
 [ -n "${CORDON_BENCH_WORLD:-}" ] && jailed=1
@@ -142,6 +148,12 @@ big = os.path.join(ws, "big.txt")  # written at step 7: the workspace stays as i
 for name, cfg in (("relay", "nojail"), ("direct", "direct")):
     conf = os.path.join(tmp, cfg + ".toml")
     side("cat-" + name, [cordon, "--config", conf, "run", "--", "/bin/cat", big])
+# Step 11: both sides with the bench's own state directory (a test build's hook), so the
+# transcripts (64 MiB each) go to the bench's temp dir, not the machine's records.
+state = os.path.join(tmp, "state")
+for name, cfg in (("transcript", "transcript"), ("plain", "nojail")):
+    side("cat-" + name, ["/usr/bin/env", "CORDON_TEST_STATE_DIR=" + state, cordon, "--config",
+                         os.path.join(tmp, cfg + ".toml"), "run", "--", "/bin/cat", big])
     side("echo-" + name, [cordon, "--config", conf, "run", "--", "/bin/sh", "-c", "stty raw -echo; echo READY; exec cat"])
 PY
 
@@ -262,3 +274,8 @@ fi
 # 10. The Landlock layer (the default) against the same launch without it.
 read -r l o _ _ _ d < <("$pairs" pairs "$runs" all "$tmp/cordon-nojail.json" "$tmp/cordon-nolandlock.json")
 line 22 "$(signed "$d") ms (landlock $l ms, off $o ms; median of pair differences; target <= +0.3)"
+
+# 11. The transcript: the relay keeping all 64 MiB against the relay keeping none.
+read -r tms pms tr pr ratio < <("$terminal" throughput "$(( runs / 20 > 3 ? runs / 20 : 3 ))" "$tmp/ws/big.txt" \
+  "$tmp/cat-transcript.json" "$tmp/cat-plain.json")
+line 23 "$ratio of the relay's throughput ($tr MB/s with, $pr MB/s without; $tms ms against $pms ms; target >= 0.90)"
