@@ -67,6 +67,10 @@ void print_out(std::string_view text) { write_whole(stdout, printable(text)); }
 
 void print_err(std::string_view text) { write_whole(stderr, printable(text)); }
 
+bool print_sandbox_output(std::string_view bytes) {
+  return std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size() && std::fflush(stdout) == 0;
+}
+
 void printf_out(const char* format, ...) {
   std::va_list args;
   va_start(args, format);

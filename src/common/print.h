@@ -25,6 +25,11 @@ std::string printable(std::string_view text);
 void print_out(std::string_view text);
 void print_err(std::string_view text);
 
+// The sandbox's own output as cordon shows it back (a transcript, launcher/commands/
+// transcript_command.h): bytes already through the output filter, or raw where the caller made
+// sure stdout is not a terminal. Written unchanged to stdout; false when the write failed.
+bool print_sandbox_output(std::string_view bytes);
+
 // The same, printf-formatted.
 [[gnu::format(printf, 1, 2)]] void printf_out(const char* format, ...);
 [[gnu::format(printf, 1, 2)]] void printf_err(const char* format, ...);

@@ -196,7 +196,7 @@ TEST_P(AgentControl, CachesAreKeptInCordonsStorePerProfile) {
   EXPECT_EQ(other.exit_code, 0) << other.err;
   EXPECT_EQ(other.out, "");
   // A cache over what the profile keeps is refused before launch.
-  write_file(config_, "[home]\ncaches = [\".claude/plugins\"]\n");
+  write_file(config_, "[network]\nmode = \"offline\"\n[home]\ncaches = [\".claude/plugins\"]\n");
   RunResult refused = sandbox("claude", "true");
   EXPECT_EQ(refused.exit_code, 125) << refused.err;
   EXPECT_NE(refused.err.find("home.caches: cache .claude/plugins overlaps the home entry .claude"), std::string::npos)

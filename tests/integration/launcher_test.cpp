@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -595,23 +596,26 @@ TEST_P(Launcher, DoctorFailsWhenDevNetTunIsNotTheTunDevice) {
   o.env = base_env(who_);
   o.cwd = workspace_;
   // Root makes the mount namespace; doctor runs as who_ (setpriv) inside it. Doctor opens the
-  // device and launches nothing on the network.
-  auto faked = [&](const std::string& config) {
+  // device and launches nothing on the network. The control gets a tun node anyone may open
+  // bound the same way (a host without udev keeps its own root-only, 0600).
+  auto doctor_over = [&](const std::string& node, const std::string& config) {
     std::vector<std::string> argv = {"/usr/bin/unshare",
                                      "-m",
                                      "--propagation",
                                      "private",
                                      "/bin/sh",
                                      "-c",
-                                     "mount --bind /dev/null /dev/net/tun && exec \"$@\"",
-                                     "sh"};
+                                     "mount --bind \"$0\" /dev/net/tun && exec \"$@\"",
+                                     node};
     for (auto& word : setpriv_as(who_)) argv.push_back(word);
     argv.insert(argv.end(), {cordon_, "--config", config, "doctor"});
     return run(argv, o);
   };
-  RunOptions as = o;
-  as.as = who_;
-  RunResult control = run({cordon_, "--config", jail_config, "doctor"}, as);
+  auto faked = [&](const std::string& config) { return doctor_over("/dev/null", config); };
+  const std::string tun = base_->path() + "/tun";
+  ASSERT_EQ(::mknod(tun.c_str(), S_IFCHR | 0666, makedev(10, 200)), 0);
+  ASSERT_EQ(::chmod(tun.c_str(), 0666), 0);
+  RunResult control = doctor_over(tun, jail_config);
   EXPECT_NE(control.out.find(doctor_row("PASS", "/dev/net/tun") + "the tun device (10:200)"), std::string::npos)
       << control.out;
   RunResult doctor = faked(jail_config);

@@ -20,9 +20,9 @@ constexpr size_t kTranscriptReadLimit = size_t{1} << 31;
 // Output in pieces: a large transcript is not held twice.
 void write_out(std::string& out, bool force) {
   if (out.size() < (size_t{1} << 16) && !force) return;
-  const std::string failed = write_all(STDOUT_FILENO, out, "stdout");
+  const bool written = print_sandbox_output(out);
   out.clear();
-  if (!failed.empty()) throw Error(failed, "", kExitLaunchRefused);
+  if (!written) throw Error("writing the transcript to stdout failed", "", kExitLaunchRefused);
 }
 
 }  // namespace
