@@ -5,8 +5,8 @@
 // probe 33 see it, and FAIL / ESCAPE with the read-only binds dropped. Root and the test user,
 // each with a fresh $HOME holding the workspace.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -326,8 +326,8 @@ TEST_P(AgentControl, InTheHomeTheRefusalOffersAScratchWorkspaceThatWorks) {
   EXPECT_EQ(refused.exit_code, 125) << refused.err;
   EXPECT_NE(refused.err.find("is your home directory"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("cordon run --scratch makes a fresh empty one"), std::string::npos) << refused.err;
-  RunResult scratch =
-      run({cordon_, "--config", config_, "run", "--scratch", "--", "/bin/sh", "-c", "pwd; echo kept > notes"}, o);
+  RunResult scratch = run(
+      {cordon_, "--config", config_, "run", "--scratch", "--", "/bin/sh", "-c", "pwd; echo kept > notes"}, o);
   EXPECT_EQ(scratch.exit_code, 0) << scratch.err;
   const std::string prefix = "cordon: scratch workspace " + home_ + "/cordon-scratch/";
   const size_t at = scratch.err.find(prefix);

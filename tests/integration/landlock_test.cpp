@@ -35,8 +35,8 @@ class Landlock : public LaunchFixture {
 
   RunResult sandbox(const std::string& script, const std::vector<std::string>& weakenings = {},
                     const std::string& config = "", std::map<std::string, std::string> env = {}) {
-    std::vector<std::string> argv = {cordon_, "--config", config.empty() ? config_ : config, "run", "--workspace",
-                                     workspace_};
+    std::vector<std::string> argv = {cordon_, "--config",    config.empty() ? config_ : config,
+                                     "run",   "--workspace", workspace_};
     for (const auto& w : weakenings) argv.insert(argv.end(), {"--test-weaken", w});
     argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
     RunOptions o;

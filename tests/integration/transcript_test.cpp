@@ -111,8 +111,9 @@ TEST_P(TranscriptTest, OnPipesEachStreamIsKeptAndStillPassesByteForByte) {
 
 TEST_P(TranscriptTest, PastTheCapChunksAreDroppedAndCountedAndTheCallerStillGetsAll) {
   configure("transcript = true\ntranscript_max_bytes = 4096\n");
-  RunResult r = cordon({"run", "--", "/bin/sh", "-c", "i=0; while [ $i -lt 400 ]; do echo 0123456789abcdefghij; "
-                                                      "i=$((i+1)); done"},
+  RunResult r = cordon({"run", "--", "/bin/sh", "-c",
+                        "i=0; while [ $i -lt 400 ]; do echo 0123456789abcdefghij; "
+                        "i=$((i+1)); done"},
                        as_who());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.size(), 400u * 21);

@@ -125,8 +125,8 @@ void add_shim_command(CLI::App& app, Commands& c, bool wanted) {
 }
 
 void add_sessions_command(CLI::App& app, Commands& c, bool wanted) {
-  c.sessions_cmd =
-      app.add_subcommand("sessions", "The session records: list, show one, its transcript, sweep crashes, prune");
+  c.sessions_cmd = app.add_subcommand("sessions",
+                                      "The session records: list, show one, its transcript, sweep crashes, prune");
   if (!wanted) return;
   c.sessions_list_cmd = c.sessions_cmd->add_subcommand("list", "List recorded sessions and their state");
   c.sessions_list_cmd->add_flag("--json", c.sessions_json, "One JSON document (format cordon-sessions)");

@@ -28,8 +28,7 @@ struct Commands {
   bool doctor_json = false;
   CLI::App *run_cmd{}, *argv_cmd{}, *verify_cmd{}, *status_cmd{}, *shim_cmd{}, *shim_install_cmd{}, *shim_remove_cmd{},
       *sessions_cmd{}, *doctor_cmd{}, *sessions_list_cmd{}, *sessions_gc_cmd{}, *sessions_prune_cmd{},
-      *sessions_transcript_cmd{},
-      *setup_user_cmd{};
+      *sessions_transcript_cmd{}, *setup_user_cmd{};
 };
 
 // The top-level subcommand the command line names ("" when it names none: help, version, a

@@ -31,11 +31,12 @@ int print_transcript(const std::string& sessions_dir, const std::string& id, con
   if (!is_session_id(id))
     throw Error("invalid session id " + terminal_safe(id), "use an id from `cordon sessions list`", kExitConfigError);
   if (raw && ::isatty(STDOUT_FILENO) == 1)
-    throw Error("refusing to write a transcript's raw bytes to a terminal: they are what the sandbox wrote, escape "
-                "sequences included",
-                "redirect or pipe it (cordon sessions transcript --raw ID > file); without --raw it is shown through "
-                "the output filter",
-                kExitConfigError);
+    throw Error(
+        "refusing to write a transcript's raw bytes to a terminal: they are what the sandbox wrote, escape "
+        "sequences included",
+        "redirect or pipe it (cordon sessions transcript --raw ID > file); without --raw it is shown through "
+        "the output filter",
+        kExitConfigError);
   const std::string path = sessions_dir + "/" + id + kTranscriptSuffix;
   errno = 0;
   std::optional<std::string> text = read_regular_file(path, kTranscriptReadLimit);

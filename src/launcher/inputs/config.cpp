@@ -395,7 +395,8 @@ void apply_records(const Origin& o, const toml::table& t, RecordsConfig& c) {
   if (auto* v = t.get("transcript_max_bytes")) {
     c.transcript_max_bytes = as_non_negative(o, *v, "records.transcript_max_bytes");
     if (c.transcript_max_bytes < 4096)
-      fail(o, *v, "records.transcript_max_bytes", "must be at least 4096 (a transcript that holds nothing says nothing)");
+      fail(o, *v, "records.transcript_max_bytes",
+           "must be at least 4096 (a transcript that holds nothing says nothing)");
   }
   if (auto* v = t.get("export")) {
     const std::string value = as_string(o, *v, "records.export");

@@ -125,7 +125,7 @@ struct TerminalConfig {
 struct RecordExportTarget {
   enum class Kind { None, Stderr, File, UnixSocket };
   Kind kind = Kind::None;
-  std::string path;  // File: an absolute path (a file, a FIFO, /proc/1/fd/1); UnixSocket: the socket's
+  std::string path;     // File: an absolute path (a file, a FIFO, /proc/1/fd/1); UnixSocket: the socket's
   std::string spelled;  // as configured, for messages and the receipt
 };
 
@@ -135,8 +135,8 @@ struct RecordsConfig {
   long long keep = 1000;     // at most this many ended records
   long long keep_days = 90;  // and none older than this many days (0 = no age bound)
   RecordExportTarget export_to;
-  bool transcript = false;                          // keep what the sandbox wrote (terminal/transcript.h)
-  long long transcript_max_bytes = 16LL << 20;      // per session; past it chunks are dropped and counted
+  bool transcript = false;                      // keep what the sandbox wrote (terminal/transcript.h)
+  long long transcript_max_bytes = 16LL << 20;  // per session; past it chunks are dropped and counted
 };
 
 // [sandbox] landlock: the second filesystem layer (launcher/landlock/ruleset_plan.h). "auto"

@@ -88,7 +88,9 @@ std::string user_namespace_fix(const ContainerFacts& f) {
 std::string fresh_proc_fix(const ContainerFacts& f) {
   std::string masks;
   for (size_t i = 0; i < f.proc_masks.size() && i < 3; ++i) masks += (i ? ", " : "") + f.proc_masks[i];
-  const std::string seen = f.proc_masks.empty() ? "" : " (masks over " + masks + (f.proc_masks.size() > 3 ? ", ..." : "") + ")";
+  const std::string seen = f.proc_masks.empty()
+                               ? ""
+                               : " (masks over " + masks + (f.proc_masks.size() > 3 ? ", ..." : "") + ")";
   if (f.in_pod())
     return "the runtime masks /proc" + seen +
            ", so the kernel refuses a fresh /proc in a new user namespace: securityContext.procMount: Unmasked "
@@ -109,18 +111,22 @@ std::string tun_device_fix(const ContainerFacts& f) {
     return "in a pod, use [network] mode = \"allowlist\" or \"offline\", which need no tun device; the jail needs "
            "/dev/net/tun in the pod (a device plugin that exposes it, or a privileged container, which cordon "
            "does not recommend)";
-  if (f.in_container()) return "run the container with --device=/dev/net/tun, or use [network] mode = \"allowlist\" or \"offline\"";
+  if (f.in_container())
+    return "run the container with --device=/dev/net/tun, or use [network] mode = \"allowlist\" or \"offline\"";
   return "";
 }
 
 std::string cgroup_budget_fix(const ContainerFacts& f) {
   if (!f.in_container()) return "";
-  std::string why = f.cgroup_read_only ? "the container's cgroup filesystem is read-only" : "the container delegates no cgroup to cordon";
+  std::string why = f.cgroup_read_only ? "the container's cgroup filesystem is read-only"
+                                       : "the container delegates no cgroup to cordon";
   if (f.in_pod())
-    return why + ": the pod's resources.limits (memory) and the runtime's pids limit bound every session together; "
-                 "list the key in [limits] best_effort to launch without a per-session budget";
-  return why + ": the container's own --memory and --pids-limit bound every session together; list the key in "
-               "[limits] best_effort to launch without a per-session budget";
+    return why +
+           ": the pod's resources.limits (memory) and the runtime's pids limit bound every session together; "
+           "list the key in [limits] best_effort to launch without a per-session budget";
+  return why +
+         ": the container's own --memory and --pids-limit bound every session together; list the key in "
+         "[limits] best_effort to launch without a per-session budget";
 }
 
 }  // namespace cordon

@@ -150,8 +150,9 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   s.env = plan_environment(config.environment, profile, facts, network.env);
   s.gitconfig = render_gitconfig(config.git, facts);
   s.resolv_conf_dest = facts.resolv_conf_target.empty() ? "/etc/resolv.conf" : facts.resolv_conf_target;
-  s.terminal = plan_terminal(config.terminal, facts.terminal_device, facts.terminal_fds,
-                             config.records.transcript ? static_cast<uint64_t>(config.records.transcript_max_bytes) : 0);
+  s.terminal = plan_terminal(
+      config.terminal, facts.terminal_device, facts.terminal_fds,
+      config.records.transcript ? static_cast<uint64_t>(config.records.transcript_max_bytes) : 0);
   s.workspace = plan_workspace(config.workspace, facts);
   s.filesystem = plan_filesystem(config.filesystem, config.home,
                                  siblings_mask(config.workspace, config.filesystem, facts), profile, facts,
@@ -167,7 +168,7 @@ SandboxPlan assemble_plan(SandboxSections s) {
   SandboxPlan plan;
   plan.permission_roots = permission_roots(s.filesystem.mounts);
   std::vector<DataFile> files = generated_files(s, net);  // reads the mounts: before they move
-  const char* landlock_rules = landlock_rules_path(s);     // the same
+  const char* landlock_rules = landlock_rules_path(s);    // the same
   RenderedMounts mounts = render_mounts(std::move(s.filesystem.mounts), std::move(files), kFirstDataFd);
   mounts.files[1].content = serialize_session(s.intent);
   // A mode whose launch stage finishes after the fork keeps the command at the gate; only

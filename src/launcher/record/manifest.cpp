@@ -361,8 +361,9 @@ std::string SessionRecord::finish(const Receipt& r) {
   // Whether the manifest reached the collector (the receipt's own export is counted in the
   // next line's dropped_before, and in STATE/export-dropped).
   if (export_.enabled())
-    receipt["receipt"]["export"] = {{"target", bytes_json(export_.target().spelled)},
-                                    {"manifest", manifest_export_.empty() ? Json("sent") : bytes_json(manifest_export_)}};
+    receipt["receipt"]["export"] = {
+        {"target", bytes_json(export_.target().spelled)},
+        {"manifest", manifest_export_.empty() ? Json("sent") : bytes_json(manifest_export_)}};
   std::string line = dump_line(receipt) + "\n";
   const std::string context = "appending the receipt to " + path_;
   struct stat before {};

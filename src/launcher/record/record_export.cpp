@@ -80,8 +80,7 @@ std::string send_to_descriptor(int fd, const std::string& line) {
 std::string send_to_file(const std::string& path, const std::string& line) {
   // O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of waiting for a reader.
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600));
-  if (!fd.valid())
-    return errno == ENXIO ? "no collector reads the FIFO " + path : errno_text("opening " + path, errno);
+  if (!fd.valid()) return errno == ENXIO ? "no collector reads the FIFO " + path : errno_text("opening " + path, errno);
   return send_to_descriptor(fd.get(), line);
 }
 
@@ -120,16 +119,11 @@ Json export_origin() {
   return origin;
 }
 
-Json export_line(const std::string& session_id, const Json& record_line, long long dropped_before,
-                 const Json& origin) {
-  return {{"format", kExportFormat},
-          {"version", kExportVersion},
-          {"session", session_id},
-          {"kind", record_line.value("format", "")},
-          {"host", origin["host"]},
-          {"pod", origin["pod"]},
-          {"sent", utc_now()},
-          {"dropped_before", dropped_before},
+Json export_line(const std::string& session_id, const Json& record_line, long long dropped_before, const Json& origin) {
+  return {{"format", kExportFormat}, {"version", kExportVersion},
+          {"session", session_id},   {"kind", record_line.value("format", "")},
+          {"host", origin["host"]},  {"pod", origin["pod"]},
+          {"sent", utc_now()},       {"dropped_before", dropped_before},
           {"line", record_line}};
 }
 
@@ -168,14 +162,9 @@ std::string RecordExport::send(const std::string& session_id, const Json& record
       why = send_to_descriptor(STDERR_FILENO, line);
       break;
     }
-    case Kind::File:
-      why = send_to_file(target_.path, line);
-      break;
-    case Kind::UnixSocket:
-      why = send_to_socket(target_.path, line);
-      break;
-    case Kind::None:
-      break;
+    case Kind::File: why = send_to_file(target_.path, line); break;
+    case Kind::UnixSocket: why = send_to_socket(target_.path, line); break;
+    case Kind::None: break;
   }
   if (!why.empty()) count_drop();
   return why;

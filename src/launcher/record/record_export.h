@@ -25,8 +25,7 @@ Json export_origin();
 
 // The line for `record_line` (a manifest or receipt document as the record holds it).
 // `dropped_before`: lines this user's launches dropped before it.
-Json export_line(const std::string& session_id, const Json& record_line, long long dropped_before,
-                 const Json& origin);
+Json export_line(const std::string& session_id, const Json& record_line, long long dropped_before, const Json& origin);
 
 class RecordExport {
  public:

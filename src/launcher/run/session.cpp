@@ -195,6 +195,22 @@ bool without_keeper([[maybe_unused]] const HostFacts& facts) {
 #endif
 }
 
+// [records] transcript: beside the session's record, named by its id.
+void name_transcript(SandboxPlan& plan, const std::string& sessions, const std::string& id) {
+  if (plan.terminal.transcript_cap == 0) return;
+  plan.terminal.transcript_path = sessions + "/" + id + kTranscriptSuffix;
+  plan.terminal.transcript_session = id;
+}
+
+// The session keeper, its sweep confined to what this plan lets it write (record/sweep_reach.h)
+// and its crashed receipt exported as the launcher's would be.
+void start_keeper(std::optional<SessionKeeper>& keeper, const Config& config, const HostFacts& facts,
+                  const SandboxPlan& plan, const std::string& id) {
+  const std::string sessions = sessions_dir(facts);
+  keeper.emplace(sessions, id, sweep_reach(sessions, id, facts.home, plan, config.records.export_to),
+                 RecordExport(config.records.export_to, state_dir_of(sessions)));
+}
+
 }  // namespace
 
 int launch_session(const Config& config, const SessionOptions& o, bool is_verify) {
@@ -204,20 +220,14 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   // proxy), so a missing one is reported with its fix before anything else; never a fallback.
   network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
-  if (plan.terminal.transcript_cap != 0) {  // beside the session's record, named by its id
-    plan.terminal.transcript_path = sessions_dir(facts) + "/" + id + kTranscriptSuffix;
-    plan.terminal.transcript_session = id;
-  }
+  name_transcript(plan, sessions_dir(facts), id);
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan
   // Closes the session at once if this launcher dies before its receipt (record/session_keeper.h):
   // started before the session's state file exists, so no moment of it is left uncovered.
   std::optional<SessionKeeper> keeper;
-  if (!without_keeper(facts))
-    keeper.emplace(sessions_dir(facts), id,
-                   sweep_reach(sessions_dir(facts), id, facts.home, plan, config.records.export_to),
-                   RecordExport(config.records.export_to, state_dir_of(sessions_dir(facts))));
+  if (!without_keeper(facts)) start_keeper(keeper, config, facts, plan, id);
   SessionRecord record(id, config, facts, plan);
   Receipt receipt;
   std::unique_ptr<cgroup::SessionCgroup> budgets;

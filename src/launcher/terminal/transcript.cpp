@@ -31,8 +31,11 @@ Transcript::Transcript(const std::string& path, const std::string& session_id, u
     throw Error(errno_text("creating the transcript " + path, errno),
                 "free space in (or fix the permissions of) the sessions directory, or set [records] transcript = "
                 "false");
-  const Json header = {{"format", kTranscriptFormat}, {"version", kTranscriptVersion}, {"session", session_id},
-                       {"started", utc_now()},         {"cap_bytes", cap_bytes}};
+  const Json header = {{"format", kTranscriptFormat},
+                       {"version", kTranscriptVersion},
+                       {"session", session_id},
+                       {"started", utc_now()},
+                       {"cap_bytes", cap_bytes}};
   const std::string line = dump_line(header) + "\n";
   if (::write(fd_.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) failed_ = true;
 }
@@ -40,8 +43,8 @@ Transcript::Transcript(const std::string& path, const std::string& session_id, u
 Transcript::~Transcript() { finish(); }
 
 void Transcript::write_frame(char stream, std::string_view bytes) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_)
+                          .count();
   std::string frame = std::to_string(micros) + " " + stream + " " + std::to_string(bytes.size()) + "\n";
   frame.append(bytes);
   frame += '\n';
@@ -70,8 +73,9 @@ void Transcript::finish() {
 TranscriptFile parse_transcript(std::string_view text) {
   TranscriptFile out;
   const size_t header_end = text.find('\n');
-  std::optional<Json> header =
-      header_end == std::string_view::npos ? std::nullopt : parse_json(std::string(text.substr(0, header_end)), nullptr);
+  std::optional<Json> header = header_end == std::string_view::npos
+                                   ? std::nullopt
+                                   : parse_json(std::string(text.substr(0, header_end)), nullptr);
   if (!header || !header->is_object() || header->value("format", "") != kTranscriptFormat ||
       header->value("version", 0) != kTranscriptVersion) {
     out.problem = "not a cordon-transcript of version 1";
@@ -97,8 +101,7 @@ TranscriptFile parse_transcript(std::string_view text) {
       return out;
     }
     const char stream = line[s1 + 1];
-    if (*length > text.size() - eol - 1 || text.size() - eol - 1 - *length < 1 ||
-        text[eol + 1 + *length] != '\n') {
+    if (*length > text.size() - eol - 1 || text.size() - eol - 1 - *length < 1 || text[eol + 1 + *length] != '\n') {
       out.problem = "a frame is cut (the launcher died while writing it)";
       return out;
     }

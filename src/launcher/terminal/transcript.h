@@ -62,7 +62,7 @@ struct TranscriptFrame {
 };
 struct TranscriptFile {
   std::string session;
-  std::vector<TranscriptFrame> frames;  // the chunks, in order (not the end frame)
+  std::vector<TranscriptFrame> frames;        // the chunks, in order (not the end frame)
   std::optional<uint64_t> recorded, dropped;  // from the end frame (absent: the launcher died)
   std::string problem;                        // a frame that does not parse: reading stopped there
 };

@@ -184,8 +184,8 @@ TEST(Config, InvalidUtf8IsRefusedAtItsFirstBadByte) {
       {"\xEF\xBB[network]\n", "t.toml:1:1: invalid UTF-8 (byte 0xef)"},
       {"#\xEF\xBF\xBF\xEF\xBB", "t.toml:1:3: invalid UTF-8 (byte 0xef)"},
       {"[git]\nname = \"\xC3\xA9\xFF\"\n", "t.toml:2:10: invalid UTF-8 (byte 0xff)"},
-      {"[git]\nname = \"\xC0\x80\"\n", "t.toml:2:9: invalid UTF-8 (byte 0xc0)"},         // overlong NUL
-      {"# \xED\xA0\x80\n", "t.toml:1:3: invalid UTF-8 (byte 0xed)"},                       // a surrogate
+      {"[git]\nname = \"\xC0\x80\"\n", "t.toml:2:9: invalid UTF-8 (byte 0xc0)"},   // overlong NUL
+      {"# \xED\xA0\x80\n", "t.toml:1:3: invalid UTF-8 (byte 0xed)"},               // a surrogate
       {"[git]\r\nname = \"x\"\r\n\x80", "t.toml:3:1: invalid UTF-8 (byte 0x80)"},  // a lone continuation
   };
   for (const auto& c : cases) {
@@ -201,7 +201,8 @@ TEST(Config, InvalidUtf8IsRefusedAtItsFirstBadByte) {
   }
   // A whole byte order mark is UTF-8's own, and toml++ skips it.
   EXPECT_EQ(parse_config("\xEF\xBB\xBF[network]\nmode = \"offline\"\n", "t.toml").network.mode, NetworkMode::Offline);
-  EXPECT_EQ(parse_config("[git]\nname = \"\xC3\xA9\xF0\x9F\x99\x82\"\n", "t.toml").git.name, "\xC3\xA9\xF0\x9F\x99\x82");
+  EXPECT_EQ(parse_config("[git]\nname = \"\xC3\xA9\xF0\x9F\x99\x82\"\n", "t.toml").git.name,
+            "\xC3\xA9\xF0\x9F\x99\x82");
 }
 
 // load_config reads the file, then refuses it the same way.
