@@ -64,12 +64,22 @@ install_skill() {  # $1 source under libexec, $2 destination directory
 install_skill claude/commands/verify-sandbox.md "$skill_home/.claude/commands"
 install_skill codex/prompts/verify-sandbox.md "$skill_home/.codex/prompts"
 
-# 4. No session on a host that cannot enforce the sandbox.
+# 4. The tun device for the users' jailed sessions. `--device=/dev/net/tun` gives the container
+# a node of its own with the host's mode, and a host without udev keeps 0600 (root only): the
+# remote user's sessions could not open it. Made 0666 here, in the container's own /dev only
+# (the mode udev gives it; opening it grants nothing without CAP_NET_ADMIN in a network
+# namespace). Only the real tun device (character 10:200) is touched.
+if [ -c /dev/net/tun ] && [ "$(stat -c '%t:%T' /dev/net/tun)" = "a:c8" ] &&
+   [ "$(( 0$(stat -c '%a' /dev/net/tun) & 06 ))" -ne 6 ]; then
+  chmod 0666 /dev/net/tun && say "made /dev/net/tun usable by the sessions' users (mode 0666, as udev makes it)"
+fi
+
+# 5. No session on a host that cannot enforce the sandbox.
 if ! "$cordon" doctor; then
   say "refusing to start: cordon doctor reported FAIL (fix the rows above; see devcontainer/README.md)"
   exit 1
 fi
 
-# 5. The container's command.
+# 6. The container's command.
 if [ "$#" -gt 0 ]; then exec "$@"; fi
 exec sleep infinity
