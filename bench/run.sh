@@ -148,13 +148,13 @@ big = os.path.join(ws, "big.txt")  # written at step 7: the workspace stays as i
 for name, cfg in (("relay", "nojail"), ("direct", "direct")):
     conf = os.path.join(tmp, cfg + ".toml")
     side("cat-" + name, [cordon, "--config", conf, "run", "--", "/bin/cat", big])
+    side("echo-" + name, [cordon, "--config", conf, "run", "--", "/bin/sh", "-c", "stty raw -echo; echo READY; exec cat"])
 # Step 11: both sides with the bench's own state directory (a test build's hook), so the
 # transcripts (64 MiB each) go to the bench's temp dir, not the machine's records.
 state = os.path.join(tmp, "state")
 for name, cfg in (("transcript", "transcript"), ("plain", "nojail")):
     side("cat-" + name, ["/usr/bin/env", "CORDON_TEST_STATE_DIR=" + state, cordon, "--config",
                          os.path.join(tmp, cfg + ".toml"), "run", "--", "/bin/cat", big])
-    side("echo-" + name, [cordon, "--config", conf, "run", "--", "/bin/sh", "-c", "stty raw -echo; echo READY; exec cat"])
 PY
 
 # 1. cordon against bwrap with the same argv.
