@@ -188,8 +188,7 @@ TEST_P(Footholds, ASigkilledLaunchersSessionIsAuditedByItsConfinedKeeper) {
   pid_t pid = spawn_background(
       cordon_argv({}, "git init -q . && " + plant_script(false) + " && touch planted && sleep 60"), as_who());
   ASSERT_GT(pid, 0);
-  for (int i = 0; i < 300 && !path_exists(planted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(path_exists(planted));
+  ASSERT_TRUE(wait_for_path(planted, 6000));
   ::kill(pid, SIGKILL);
   stop_background(pid);
   Json receipt;

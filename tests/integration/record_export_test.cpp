@@ -197,9 +197,7 @@ TEST_P(RecordExportTest, ASigkilledLaunchersSessionReachesTheCollectorThroughIts
   const pid_t pid = spawn_background(
       {cordon_, "--config", config_, "run", "--", "/bin/sh", "-c", "touch started && sleep 60"}, as_who());
   ASSERT_GT(pid, 0);
-  for (int i = 0; i < 500 && !path_exists(workspace_ + "/started"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(path_exists(workspace_ + "/started"));
+  ASSERT_TRUE(wait_for_path(workspace_ + "/started"));
   ::kill(pid, SIGKILL);
   stop_background(pid);
   std::vector<Json> lines;

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -83,6 +84,12 @@ std::string read_file(const std::string& path) {
 bool path_exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool wait_for_path(const std::string& path, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms && !path_exists(path); waited += 10)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return path_exists(path);
 }
 
 void chown_tree(const std::string& path, uid_t uid, gid_t gid) {

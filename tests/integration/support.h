@@ -74,6 +74,9 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options);
 void write_file(const std::string& path, const std::string& content, mode_t mode = 0644);
 std::string read_file(const std::string& path);
 bool path_exists(const std::string& path);
+// Waits until `path` exists, bounded by `timeout_ms`; whether it does (a session's command
+// touching a file says it has started).
+bool wait_for_path(const std::string& path, int timeout_ms = 5000);
 void chown_tree(const std::string& path, uid_t uid, gid_t gid);
 
 // Copies the built cordon binary and libexec helpers to a world-readable prefix so an
