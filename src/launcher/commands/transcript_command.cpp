@@ -28,8 +28,7 @@ void write_out(std::string& out, bool force) {
 }  // namespace
 
 int print_transcript(const std::string& sessions_dir, const std::string& id, const TerminalPassSet& pass, bool raw) {
-  if (!is_session_id(id))
-    throw Error("invalid session id " + terminal_safe(id), "use an id from `cordon sessions list`", kExitConfigError);
+  require_session_id(id);
   if (raw && ::isatty(STDOUT_FILENO) == 1)
     throw Error(
         "refusing to write a transcript's raw bytes to a terminal: they are what the sandbox wrote, escape "
@@ -37,7 +36,7 @@ int print_transcript(const std::string& sessions_dir, const std::string& id, con
         "redirect or pipe it (cordon sessions transcript --raw ID > file); without --raw it is shown through "
         "the output filter",
         kExitConfigError);
-  const std::string path = sessions_dir + "/" + id + kTranscriptSuffix;
+  const std::string path = transcript_path(sessions_dir, id);
   errno = 0;
   std::optional<std::string> text = read_regular_file(path, kTranscriptReadLimit);
   if (!text)

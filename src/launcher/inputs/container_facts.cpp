@@ -22,11 +22,7 @@ std::string engine_here(const MountTable& mounts) {
   return "";
 }
 
-long long number_in(const std::string& path) {
-  const std::string text = read_text_file(path);
-  if (text.empty()) return -1;
-  return std::strtoll(text.c_str(), nullptr, 10);
-}
+long long number_in(const std::string& path) { return parse_signed(trim(read_text_file(path))).value_or(-1); }
 
 }  // namespace
 

@@ -135,7 +135,7 @@ long long RecordExport::dropped() const {
   if (!fd.valid()) return 0;
   char text[32] = {};
   const ssize_t n = ::read(fd.get(), text, sizeof text - 1);
-  return n > 0 ? std::strtoll(text, nullptr, 10) : 0;
+  return n > 0 ? parse_signed(trim(text)).value_or(0) : 0;
 }
 
 // One more under the file's lock: concurrent launches of this user count each drop once.
@@ -144,7 +144,7 @@ void RecordExport::count_drop() const {
   if (!fd.valid() || ::flock(fd.get(), LOCK_EX) != 0) return;
   char text[32] = {};
   const ssize_t n = ::pread(fd.get(), text, sizeof text - 1, 0);
-  const std::string next = std::to_string((n > 0 ? std::strtoll(text, nullptr, 10) : 0) + 1) + "\n";
+  const std::string next = std::to_string((n > 0 ? parse_signed(trim(text)).value_or(0) : 0) + 1) + "\n";
   if (::ftruncate(fd.get(), 0) == 0) {
     const ssize_t ignored = ::pwrite(fd.get(), next.data(), next.size(), 0);
     (void)ignored;

@@ -11,9 +11,19 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/unique_fd.h"
 
 namespace cordon {
+
+std::string transcript_path(const std::string& sessions_dir, const std::string& id) {
+  return sessions_dir + "/" + id + ".transcript";
+}
+
+void require_session_id(const std::string& id) {
+  if (!is_session_id(id))
+    throw Error("invalid session id " + terminal_safe(id), "use an id from `cordon sessions list`", kExitConfigError);
+}
 
 bool is_session_id(const std::string& id) {
   // YYYYMMDDTHHMMSSZ-xxxxxxxx

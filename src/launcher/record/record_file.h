@@ -19,11 +19,13 @@ inline constexpr const char* kManifestFormat = "cordon-manifest";
 inline constexpr const char* kReceiptFormat = "cordon-receipt";
 inline constexpr int kRecordVersion = 2;
 
-// A session's transcript beside its record: "<id>.transcript" ([records] transcript).
-inline constexpr const char* kTranscriptSuffix = ".transcript";
+// A session's transcript beside its record: "DIR/<id>.transcript" ([records] transcript).
+std::string transcript_path(const std::string& sessions_dir, const std::string& id);
 
 // "20261201T131821Z-fa114025": a UTC stamp, '-', 8 hex digits (new_session_id()).
 bool is_session_id(const std::string& id);
+// Throws cordon::Error (exit 2, the fix: an id from `cordon sessions list`) unless is_session_id.
+void require_session_id(const std::string& id);
 
 // The ids of "<id><suffix>" entries in `dir` (".json" records, ".state" files), sorted, oldest
 // first (ids begin with their UTC start time).

@@ -116,11 +116,6 @@ Json json_of(const SessionView& v) {
           {"problem", v.problem.empty() ? Json(nullptr) : bytes_json(v.problem)}};
 }
 
-void check_id(const std::string& id) {
-  if (!is_session_id(id))
-    throw Error("invalid session id " + terminal_safe(id), "use an id from `cordon sessions list`", kExitConfigError);
-}
-
 }  // namespace
 
 int print_sessions_list(const std::string& dir, bool json) {
@@ -151,7 +146,7 @@ int print_sessions_list(const std::string& dir, bool json) {
 }
 
 int print_session(const std::string& dir, const std::string& id) {
-  check_id(id);
+  require_session_id(id);
   SessionView v = view_of(dir, id);
   if (v.state == "unreadable" && !v.record.manifest && probe_live_state(dir, id) == LiveState::None)
     throw Error("no readable session " + id + " in " + terminal_safe(dir) + (v.problem.empty() ? "" : ": " + v.problem),

@@ -281,7 +281,7 @@ std::vector<std::string> prune_records(const std::string& dir, long long keep, l
     struct stat st {};
     if (::lstat(state_file_path(dir, id).c_str(), &st) == 0) continue;  // running or unswept: kept
     if (::unlink((dir + "/" + id + ".json").c_str()) == 0) {
-      ::unlink((dir + "/" + id + kTranscriptSuffix).c_str());  // retention covers the transcript
+      ::unlink(transcript_path(dir, id).c_str());  // retention covers the transcript
       removed.push_back(id);
       --left;
     }

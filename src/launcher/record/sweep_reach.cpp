@@ -5,6 +5,7 @@
 
 #include "common/agent_control.h"
 #include "common/landlock_abi.h"
+#include "common/paths.h"
 #include "launcher/fs/control_file_place.h"
 #include "launcher/inputs/state_dirs.h"
 #include "launcher/network/pasta.h"
@@ -23,12 +24,6 @@ constexpr uint64_t kAnyWrite = kAccessFsWriteFile | kAccessFsTruncate | kAccessF
 constexpr uint64_t kControlFileWrite = kAccessFsWriteFile | kAccessFsTruncate | kAccessFsMakeReg | kAccessFsRemoveFile |
                                        kAccessFsRemoveDir;
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return "";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 }  // namespace
 
 SweepReach sweep_reach(const std::string& sessions_dir, const std::string& id, const std::string& home,
@@ -45,14 +40,14 @@ SweepReach sweep_reach(const std::string& sessions_dir, const std::string& id, c
   }
   const std::string pasta_dir = jail::pasta_temp_dir(id);
   grant(pasta_dir, kAccessFsRemoveFile);
-  grant(parent_of(pasta_dir), kAccessFsRemoveDir);
+  grant(parent_dir(pasta_dir), kAccessFsRemoveDir);
   for (const ControlKeys& keys : shipped_control_keys(plan.agent)) {
     const std::string path = home + "/" + keys.file;
-    grant(parent_of(path), kControlFileWrite);
+    grant(parent_dir(path), kControlFileWrite);
     // A dotfile manager's link: the file it leads to is the one put back.
     const ControlFilePlace place = control_file_place(path);
     if (place.kind == ControlFilePlace::Kind::Link && !place.resolved.empty())
-      grant(parent_of(place.resolved), kControlFileWrite);
+      grant(parent_dir(place.resolved), kControlFileWrite);
   }
   // A file rule (Landlock's rules on a file hold only its file rights): appended to, not made.
   // A pipe or socket reached through /proc (/proc/1/fd/1 in a pod) needs none: Landlock does

@@ -198,7 +198,7 @@ bool without_keeper([[maybe_unused]] const HostFacts& facts) {
 // [records] transcript: beside the session's record, named by its id.
 void name_transcript(SandboxPlan& plan, const std::string& sessions, const std::string& id) {
   if (plan.terminal.transcript_cap == 0) return;
-  plan.terminal.transcript_path = sessions + "/" + id + kTranscriptSuffix;
+  plan.terminal.transcript_path = transcript_path(sessions, id);
   plan.terminal.transcript_session = id;
 }
 

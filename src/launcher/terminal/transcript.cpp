@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 
 #include "common/error.h"
 #include "common/json_codec.h"
@@ -12,18 +11,6 @@
 #include "common/utc_time.h"
 
 namespace cordon::terminal {
-namespace {
-
-template <typename T>
-std::optional<T> number_at(std::string_view text) {
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
 Transcript::Transcript(const std::string& path, const std::string& session_id, uint64_t cap_bytes)
     : path_(path), cap_(cap_bytes), started_(std::chrono::steady_clock::now()) {
   fd_ = UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -91,10 +78,10 @@ TranscriptFile parse_transcript(std::string_view text) {
     }
     const std::string_view line = text.substr(at, eol - at);
     const size_t s1 = line.find(' '), s2 = line.find(' ', s1 == std::string_view::npos ? s1 : s1 + 1);
-    std::optional<uint64_t> micros, length;
+    std::optional<unsigned long long> micros, length;
     if (s1 != std::string_view::npos && s2 == s1 + 2) {
-      micros = number_at<uint64_t>(line.substr(0, s1));
-      length = number_at<uint64_t>(line.substr(s2 + 1));
+      micros = parse_unsigned(line.substr(0, s1));
+      length = parse_unsigned(line.substr(s2 + 1));
     }
     if (!micros || !length) {
       out.problem = "a frame header that does not parse";
