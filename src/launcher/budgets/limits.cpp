@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/limit_keys.h"
+#include "common/text.h"
 
 namespace cordon {
 namespace {
@@ -52,6 +53,30 @@ LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::
   return leniency;
 }
 
+std::optional<cgroup::EnclosingLimit> budget_exceeds(const std::vector<cgroup::Hierarchy>& cgroups,
+                                                     const std::string& key, long long value) {
+  std::optional<cgroup::EnclosingLimit> smallest;
+  for (const auto& h : cgroups) {
+    auto found = h.enclosing.find(key);
+    if (found != h.enclosing.end() && (!smallest || found->second.value < smallest->value)) smallest = found->second;
+  }
+  if (!smallest || value <= smallest->value) return std::nullopt;
+  return smallest;
+}
+
+Error budget_exceeds_error(const std::string& key, long long value, const cgroup::EnclosingLimit& outer,
+                           const std::string& config_path) {
+  const bool memory = cgroup::controller_for(key) == "memory";
+  return Error("limits." + key + " = " + std::to_string(value) + " is above the limit cordon itself runs under (" +
+                   std::to_string(outer.value) + ", set in " + terminal_safe(outer.file) +
+                   ": a container's or a pod's limit): the session would meet that limit first, and its launcher "
+                   "with it",
+               "set limits." + key + " to at most " + std::to_string(outer.value) + " in " + config_path +
+                   ", or raise the container's limit (a pod's resources.limits." +
+                   (memory ? "memory; podman and docker: --memory)" : "; podman and docker: --pids-limit)"),
+               kExitConfigError);
+}
+
 LimitPlan plan_limits(const std::map<std::string, long long>& limits, const LimitLeniency& leniency, unsigned uid,
                       const std::string& account, const std::vector<cgroup::Hierarchy>& cgroups,
                       const std::string& config_path) {
@@ -80,8 +105,15 @@ LimitPlan plan_limits(const std::map<std::string, long long>& limits, const Limi
       continue;
     }
     if (limit->kind == LimitKind::Cgroup) {
+      // A budget the enclosing limit would undercut: a configured one is a mistake to name; a
+      // default is lowered to fit (the manifest records the value held).
+      long long budget = value;
+      if (auto outer = budget_exceeds(cgroups, key, value)) {
+        if (!listed(leniency.defaulted, key)) throw budget_exceeds_error(key, value, *outer, config_path);
+        budget = outer->value;
+      }
       // In bounds: the configuration parser and merge_limit_overrides check every value.
-      cgroup::Placement placed = cgroup::place_budget(cgroups, key, value, uid, account);
+      cgroup::Placement placed = cgroup::place_budget(cgroups, key, budget, uid, account);
       if (!placed.why_not.empty()) {
         cannot(key, placed.why_not, placed.fix);
       } else {

@@ -6,9 +6,11 @@
 #include <sys/resource.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "common/intent.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/inputs/config.h"
@@ -44,6 +46,16 @@ struct LimitLeniency {
 
 // The defaulted keys a per-run override did not name: an explicit --limit is held strictly.
 LimitLeniency limit_leniency(const LimitsConfig& limits, const std::vector<std::string>& overrides);
+
+// A cgroup budget above the limit the launcher itself runs under (a container's or a pod's
+// resources.limits, set on its cgroup or an ancestor): the session would meet that limit first,
+// with its launcher and helpers. Pure: the smallest enclosing limit for `key` across
+// `cgroups`, when `value` exceeds it (nullopt: it fits, or nothing encloses it).
+std::optional<cgroup::EnclosingLimit> budget_exceeds(const std::vector<cgroup::Hierarchy>& cgroups,
+                                                     const std::string& key, long long value);
+// The refusal's what and fix for it.
+Error budget_exceeds_error(const std::string& key, long long value, const cgroup::EnclosingLimit& outer,
+                           const std::string& config_path);
 
 // Pure. `uid` (whose name is `account`) decides what the kernel enforces (RLIMIT_NPROC does not bind uid 0);
 // `cgroups` (the launcher's own hierarchies) where memory/pids budgets can live. Throws

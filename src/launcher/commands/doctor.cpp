@@ -22,6 +22,7 @@
 #include "common/unique_fd.h"
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/cgroup_session.h"
+#include "launcher/budgets/limits.h"
 #include "launcher/commands/shim.h"
 #include "launcher/inputs/container_facts.h"
 #include "launcher/inputs/host_facts.h"
@@ -67,7 +68,7 @@ void check_bwrap(const HostTool& found, const Config& config, const ContainerFac
   rows.push_back(
       {userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
        userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones" : first_line(userns.output),
-       user_namespace_fix(where)});
+       user_namespace_fix(where, userns.output)});
 
   auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev",
                            "/dev", "--", "/bin/true"});
@@ -174,6 +175,22 @@ void check_cgroup_budgets(const Config& config, const ContainerFacts& where, std
                         " is the default: " + (placed.why_not.empty() ? "held)" : "recorded as NOT ENFORCED here)")
               : configured ? " (limits." + std::string(key) + " is configured" + (lenient ? ", best effort)" : ")")
                            : " (limits." + std::string(key) + " is not configured)";
+    // A budget above the container's (or pod's) own limit: refused at launch when configured,
+    // lowered to it when defaulted.
+    const auto value = config.limits.values.find(key);
+    if (value != config.limits.values.end()) {
+      if (auto outer = budget_exceeds(hierarchies, key, value->second)) {
+        if (defaulted) {
+          detail += "; the default " + std::to_string(value->second) + " is lowered to " +
+                    std::to_string(outer->value) + ", the limit set in " + terminal_safe(outer->file);
+        } else {
+          const Error refusal = budget_exceeds_error(key, value->second, *outer, config.source.file);
+          status = DoctorStatus::Fail;
+          detail = refusal.what();
+          placed.fix = refusal.fix();
+        }
+      }
+    }
     rows.push_back({status, "cgroup " + cgroup::controller_for(key), detail, placed.fix});
   }
 }

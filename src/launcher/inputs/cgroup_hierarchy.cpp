@@ -98,6 +98,7 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
       h.version = v2 ? Version::V2 : Version::V1;
       h.own_dir = chosen_dir;
       if (chosen->root == "/") h.mount_root = chosen->mount_point;
+      h.mount_point = chosen->mount_point;
       if (!v2) h.controllers = listed;
       out.push_back(std::move(h));
     }
@@ -118,13 +119,48 @@ std::string usable_delegation(const Hierarchy& h, const std::string& user) {
 
 }  // namespace
 
+long long parse_cgroup_limit(const std::string& text) {
+  const std::optional<long long> value = parse_signed(trim(text));
+  if (!value || *value < 0) return -1;  // "max", or not a number
+  // cgroup v1 writes "no limit" as the largest page-aligned value below 2^63.
+  return *value >= (1LL << 62) ? -1 : *value;
+}
+
+EnclosingLimit read_enclosing_limit(const std::string& mount_point, const std::string& own_dir,
+                                    const std::string& file) {
+  EnclosingLimit smallest{-1, ""};
+  for (std::string dir = own_dir; path_within(dir, mount_point); dir = parent_dir(dir)) {
+    const long long value = parse_cgroup_limit(read_text_file(dir + "/" + file));
+    if (value >= 0 && (smallest.value < 0 || value < smallest.value)) smallest = {value, dir + "/" + file};
+    if (dir == mount_point) break;
+  }
+  return smallest;
+}
+
+namespace {
+
+// Each budget key's enclosing limit in `h` (for the controllers it holds).
+void read_enclosing_limits(Hierarchy& h) {
+  if (h.mount_point.empty()) return;
+  for (const LimitKey& key : kLimitKeys) {
+    if (key.kind != LimitKind::Cgroup || h.controllers.count(key.controller) == 0) continue;
+    const EnclosingLimit limit =
+        read_enclosing_limit(h.mount_point, h.own_dir, h.version == Version::V2 ? key.v2_file : key.v1_file);
+    if (limit.value >= 0) h.enclosing[key.name] = limit;
+  }
+}
+
+}  // namespace
+
 std::vector<Hierarchy> gather_hierarchies(const std::vector<Mount>& mounts, const std::string& user) {
   std::vector<Hierarchy> found = locate_hierarchies(read_text_file("/proc/self/cgroup"), mounts);
   for (auto& h : found) {
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
     h.delegated_dir = usable_delegation(h, user);
+    if (h.version != Version::V2) read_enclosing_limits(h);
     if (h.version != Version::V2) continue;
     h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
+    read_enclosing_limits(h);
     h.v2_root = ::access((h.own_dir + "/cgroup.type").c_str(), F_OK) != 0;
     if (h.v2_root) continue;
     h.subtree_control = read_controller_list(h.own_dir + "/cgroup.subtree_control");

@@ -3,6 +3,7 @@
 // pure; gathering reads the files.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,13 @@
 namespace cordon::cgroup {
 
 enum class Version { V1, V2 };
+
+// The smallest limit a controller's file sets on a cgroup and its ancestors: what every
+// process below it runs under (a container's or a pod's resources.limits among them).
+struct EnclosingLimit {
+  long long value = 0;
+  std::string file;  // where it is set
+};
 
 // One hierarchy the launcher is a member of.
 struct Hierarchy {
@@ -27,6 +35,11 @@ struct Hierarchy {
   size_t other_members = 0;
   // The hierarchy's mount point when the mount shows its whole tree ("" otherwise).
   std::string mount_root;
+  // The mount own_dir lies under (a container's cgroup namespace shows its own cgroup there).
+  std::string mount_point;
+  // By limit key ("memory_max_bytes", "pids_max"): the smallest limit set on own_dir or an
+  // ancestor up to the mount point. Absent: none set (or none readable).
+  std::map<std::string, EnclosingLimit> enclosing;
   // The cgroup `cordon setup-user` delegated to this user (common/cgroup_delegation.h), when it
   // exists, is writable by the launcher and can hold its sessions: v1 any process of the user's
   // may be moved in; v2 only when own_dir lies below it. "" = none.
@@ -43,6 +56,15 @@ std::vector<Hierarchy> locate_hierarchies(const std::string& proc_self_cgroup, c
 std::vector<Hierarchy> gather_hierarchies(const std::vector<Mount>& mounts, const std::string& user = "");
 // The same, reading mountinfo itself (doctor).
 std::vector<Hierarchy> gather_hierarchies(const std::string& user = "");
+
+// A limit file's value ("max", a number; cgroup v1's "no limit" is a number near 2^63): the
+// number, or -1 for no limit or unparsable text.
+long long parse_cgroup_limit(const std::string& text);
+
+// The smallest limit `file` sets in `own_dir` and each ancestor up to `mount_point`; value -1
+// when none does. Reads the files.
+EnclosingLimit read_enclosing_limit(const std::string& mount_point, const std::string& own_dir,
+                                    const std::string& file);
 
 // The controllers named in a cgroup v2 list file (cgroup.controllers, cgroup.subtree_control).
 std::set<std::string> read_controller_list(const std::string& path);

@@ -59,7 +59,15 @@ ContainerFacts read_container_facts() {
   return f;
 }
 
-std::string user_namespace_fix(const ContainerFacts& f) {
+std::string user_namespace_fix(const ContainerFacts& f, const std::string& bwrap_failure) {
+  // bwrap's --disable-userns writes user.max_user_namespaces in the namespace it made; a
+  // runtime that mounts /proc/sys read-only (part of its /proc masking) refuses the write.
+  if (f.in_container() && bwrap_failure.find("/proc/sys/") != std::string::npos &&
+      bwrap_failure.find("Read-only file system") != std::string::npos)
+    return std::string("the runtime mounts /proc/sys read-only, so bwrap cannot forbid nested user namespaces "
+                       "(it writes user.max_user_namespaces in its own namespace): ") +
+           (f.in_pod() ? "securityContext.procMount: Unmasked (needs hostUsers: false)"
+                       : "run the container with --security-opt systempaths=unconfined");
   if (f.max_user_namespaces == 0)
     return "user.max_user_namespaces is 0 here: set it above 0 on the host (sysctl -w user.max_user_namespaces=15000; "
            "a node setting for a pod)";
@@ -70,9 +78,10 @@ std::string user_namespace_fix(const ContainerFacts& f) {
            "--security-opt apparmor=unconfined";
   if (f.in_pod())
     return "this pod's seccomp profile (the runtime's default refuses unshare and mount) blocks bwrap: "
-           "securityContext.seccompProfile {type: Localhost} with the runtime default plus unshare, clone and "
-           "clone3 with namespace flags, mount, umount2, pivot_root and setns (docs/kubernetes.md), and "
-           "hostUsers: false where the cluster supports it";
+           "securityContext.seccompProfile {type: Localhost, localhostProfile: cordon.json}, the runtime default "
+           "plus clone with namespace flags, unshare, setns, mount, umount2, pivot_root, chroot, sethostname and "
+           "Landlock (deploy/kubernetes/seccomp, docs/kubernetes.md), and hostUsers: false where the cluster "
+           "supports it";
   if (f.in_container())
     return "the container's seccomp profile refuses the namespace calls bwrap makes: run it with "
            "--security-opt seccomp=unconfined (or a profile that adds unshare, clone, mount, umount2, pivot_root, "

@@ -35,8 +35,10 @@ bool cgroup_read_only_in(const std::string& mountinfo);
 bool seccomp_filtered_in(const std::string& proc_status);
 
 // The fixes `cordon doctor` gives for each mechanism, said for where it runs: a pod's
-// manifest field, podman's flag, or the host's setting.
-std::string user_namespace_fix(const ContainerFacts& facts);
+// manifest field, podman's flag, or the host's setting. `bwrap_failure`: what bwrap printed
+// when it could not make the user namespace (a read-only /proc/sys is the /proc masking's
+// fix, not the seccomp profile's).
+std::string user_namespace_fix(const ContainerFacts& facts, const std::string& bwrap_failure = "");
 std::string fresh_proc_fix(const ContainerFacts& facts);
 std::string tun_device_fix(const ContainerFacts& facts);
 std::string cgroup_budget_fix(const ContainerFacts& facts);

@@ -5,6 +5,10 @@
 #include "launcher/budgets/cgroup_plan.h"
 #include "launcher/budgets/limits.h"
 #include "common/error.h"
+#include "../scratch_dir.h"
+
+#include <filesystem>
+#include <fstream>
 
 namespace cordon::cgroup {
 namespace {
@@ -190,6 +194,69 @@ TEST(CgroupPlan, LimitPlanEnforcesPlacedBudgetsAndRefusesTheRest) {
   EXPECT_TRUE(lenient.cgroup_budgets.empty());
   ASSERT_EQ(lenient.not_enforced.size(), 1u);
   EXPECT_NE(lenient.not_enforced[0].find("not writable"), std::string::npos);
+}
+
+TEST(CgroupPlan, ReadsALimitFileAsAContainerWritesIt) {
+  EXPECT_EQ(parse_cgroup_limit("4294967296\n"), 4294967296LL);
+  EXPECT_EQ(parse_cgroup_limit("max\n"), -1);
+  EXPECT_EQ(parse_cgroup_limit("9223372036854771712\n"), -1) << "cgroup v1's no limit";
+  EXPECT_EQ(parse_cgroup_limit(""), -1) << "absent (a v2 root has no memory.max)";
+  EXPECT_EQ(parse_cgroup_limit("-5"), -1);
+}
+
+// The smallest limit on the way up from the launcher's cgroup to the mount point: a pod's
+// limit sits on the container's cgroup, an ancestor of a launcher in a scope below it.
+TEST(CgroupPlan, TheEnclosingLimitIsTheSmallestOnTheWayUpToTheMount) {
+  cordon::testing::ScratchDir root;
+  const std::string mount = root.path() + "/fs", own = mount + "/pod/scope";
+  std::filesystem::create_directories(own);
+  auto write = [](const std::string& path, const std::string& text) { std::ofstream(path) << text; };
+  write(root.path() + "/memory.max", "1024\n");  // above the mount: not this hierarchy's
+  write(mount + "/memory.max", "max\n");
+  write(mount + "/pod/memory.max", "4294967296\n");
+  write(own + "/memory.max", "max\n");
+  EnclosingLimit found = read_enclosing_limit(mount, own, "memory.max");
+  EXPECT_EQ(found.value, 4294967296LL);
+  EXPECT_EQ(found.file, mount + "/pod/memory.max");
+  write(own + "/memory.max", "8589934592\n");
+  EXPECT_EQ(read_enclosing_limit(mount, own, "memory.max").value, 4294967296LL) << "the smaller one binds";
+  EXPECT_EQ(read_enclosing_limit(mount, own, "pids.max").value, -1) << "no file: no limit";
+}
+
+// A configured budget above the pod's limit is refused with both numbers and the fields that
+// fix it; a defaulted one is lowered to the limit; one that fits is placed as it is.
+TEST(CgroupPlan, ABudgetAboveTheContainersLimitIsRefusedOrADefaultLowered) {
+  auto found = hybrid();
+  for (auto& h : found) {
+    h.writable = true;
+    if (h.own_dir == "/sys/fs/cgroup/memory/jobs/42")
+      h.enclosing["memory_max_bytes"] = {4LL << 30, "/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes"};
+  }
+  try {
+    plan_limits({{"memory_max_bytes", 8LL << 30}}, {}, 1000, "dev", found, "/etc/cordon/cordon.toml");
+    ADD_FAILURE() << "a budget above the container's limit launched";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("limits.memory_max_bytes = 8589934592 is above the limit cordon itself "
+                                         "runs under (4294967296, set in /sys/fs/cgroup/memory/jobs/"
+                                         "memory.limit_in_bytes"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.fix().find("at most 4294967296 in /etc/cordon/cordon.toml"), std::string::npos) << e.fix();
+    EXPECT_NE(e.fix().find("resources.limits.memory"), std::string::npos) << e.fix();
+    EXPECT_EQ(e.exit_code(), cordon::kExitConfigError);
+  }
+  // Best effort does not excuse it: the budget is wrong, not merely unenforceable.
+  EXPECT_THROW(plan_limits({{"memory_max_bytes", 8LL << 30}}, LimitLeniency{{"memory_max_bytes"}, {}}, 1000, "dev",
+                           found, "/x.toml"),
+               Error);
+  LimitPlan lowered =
+      plan_limits({{"memory_max_bytes", 8LL << 30}}, LimitLeniency{{}, {"memory_max_bytes"}}, 1000, "dev", found, "/x");
+  ASSERT_EQ(lowered.cgroup_budgets.size(), 1u);
+  EXPECT_EQ(lowered.cgroup_budgets[0].value, 4LL << 30);
+  LimitPlan fits = plan_limits({{"memory_max_bytes", 3LL << 30}}, {}, 1000, "dev", found, "/x");
+  ASSERT_EQ(fits.cgroup_budgets.size(), 1u);
+  EXPECT_EQ(fits.cgroup_budgets[0].value, 3LL << 30);
+  EXPECT_FALSE(budget_exceeds(found, "pids_max", 1 << 20)) << "nothing encloses pids here";
 }
 
 }  // namespace

@@ -69,5 +69,18 @@ TEST(ContainerFacts, AKernelSettingIsNamedBeforeTheRuntime) {
   EXPECT_NE(user_namespace_fix(f).find("user.max_user_namespaces is 0"), std::string::npos);
 }
 
+// A runtime's read-only /proc/sys stops bwrap's --disable-userns: the fix is the /proc
+// masking's field, not the seccomp profile (seen under podman kube play without procMount).
+TEST(ContainerFacts, AReadOnlyProcSysIsFixedByUnmaskingProcNotBySeccomp) {
+  const std::string failure = "bwrap: cannot open /proc/sys/user/max_user_namespaces: Read-only file system";
+  EXPECT_NE(user_namespace_fix(at("kubernetes"), failure).find("procMount: Unmasked"), std::string::npos);
+  EXPECT_EQ(user_namespace_fix(at("kubernetes"), failure).find("seccompProfile"), std::string::npos);
+  EXPECT_NE(user_namespace_fix(at("podman"), failure).find("systempaths=unconfined"), std::string::npos);
+  EXPECT_NE(user_namespace_fix(at("kubernetes"), "bwrap: No permissions to create new namespace")
+                .find("seccompProfile"),
+            std::string::npos);
+  EXPECT_EQ(user_namespace_fix(at(""), failure).find("procMount"), std::string::npos) << "a host has no runtime";
+}
+
 }  // namespace
 }  // namespace cordon
