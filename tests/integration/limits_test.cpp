@@ -378,6 +378,43 @@ TEST_F(Limits, PidsMaxWorksForAUserInACgroupDelegatedToThem) {
   expect_cgroups_removed(record);
 }
 
+// A container's or a pod's limit sits on a cgroup above the launcher (here: the launch scope's
+// own pids.max, 64). A configured budget above it is refused naming both numbers and where the
+// limit is set; one that fits runs; the default (4096) is lowered to 64 and recorded so. The
+// control for the refusal is the fitting launch in the same scope.
+TEST_F(Limits, ABudgetAboveTheLimitTheLauncherRunsUnderIsRefusedAndADefaultLowered) {
+  auto site = root_budget_site("pids_max", 48);
+  if (!site) GTEST_SKIP() << "no cgroup hierarchy here carries the pids controller";
+  LaunchScope pod(*site, user_);
+  write_file(pod.dir() + "/pids.max", "64\n");
+  std::string marker = workspace_ + "/ran";
+  RunResult refused = launch("pids_max = 128\n", {"/usr/bin/touch", marker}, user_, &pod);
+  EXPECT_EQ(refused.exit_code, 125) << refused.err;
+  EXPECT_NE(refused.err.find("limits.pids_max = 128 is above the limit cordon itself runs under (64, set in " +
+                             pod.dir() + "/pids.max"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("set limits.pids_max to at most 64"), std::string::npos) << refused.err;
+  EXPECT_FALSE(path_exists(marker));
+
+  RunResult fits = launch("pids_max = 48\n", {"/usr/bin/touch", marker}, user_, &pod);
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_TRUE(path_exists(marker));
+  EXPECT_EQ(manifest_of(record_of_latest(user_))["limits"]["values"]["pids_max"], 48);
+
+  // In a workspace of its own: its record is told from the one above by the workspace.
+  const std::string second = base_->path() + "/ws-defaulted";
+  fs::create_directories(second);
+  chown_tree(second, user_.uid, user_.gid);
+  RunResult defaulted = launch("", {"/bin/true"}, user_, &pod, 30000, second);
+  EXPECT_EQ(defaulted.exit_code, 0) << defaulted.err;
+  std::set<std::string> records = session_records(user_, second);
+  ASSERT_EQ(records.size(), 1u);
+  const Json limits = manifest_of(read_file(*records.begin()))["limits"];
+  EXPECT_EQ(limits["values"]["pids_max"], 64) << limits.dump();
+  EXPECT_EQ(pod.leftovers(), "");
+}
+
 // `cordon setup-user NAME` is the operator's one command for an ordinary user's budgets: before
 // it, the user's configured pids budget is refused (the launcher's own cgroup is root's); after
 // it the same launch holds it, and the default memory budget too, in the cgroups delegated to

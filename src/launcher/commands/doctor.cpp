@@ -1,5 +1,6 @@
 #include "launcher/commands/doctor.h"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "launcher/inputs/container_facts.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/isolation/isolation.h"
 #include "launcher/landlock/ruleset_plan.h"
 #include "launcher/network/network_plan.h"
 #include "launcher/network/tun_device.h"
@@ -64,11 +66,16 @@ void check_bwrap(const HostTool& found, const Config& config, const ContainerFac
                   bwrap + " (" + version + ")" + (new_enough ? ", has --disable-userns" : ""),
                   std::string("cordon needs bubblewrap >= ") + build::kMinBubblewrapVersion + " for --disable-userns"});
 
-  auto userns = run_capture({bwrap, "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--", "/bin/true"});
-  rows.push_back(
-      {userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
-       userns.exit_code == 0 ? "bwrap can create a user namespace and disable nested ones" : first_line(userns.output),
-       user_namespace_fix(where, userns.output)});
+  // The namespaces every launch asks for (isolation_args), hostname included: a pod's default
+  // seccomp profile lets bwrap unshare but refuses sethostname without CAP_SYS_ADMIN.
+  std::vector<std::string> userns_argv = {bwrap};
+  for (const auto& arg : isolation_args(IsolationSection{})) userns_argv.push_back(arg);
+  for (const char* arg : {"--ro-bind", "/", "/", "--", "/bin/true"}) userns_argv.emplace_back(arg);
+  auto userns = run_capture(userns_argv);
+  rows.push_back({userns.exit_code == 0 ? DoctorStatus::Pass : DoctorStatus::Fail, "user namespaces",
+                  userns.exit_code == 0 ? "bwrap can create the sandbox's namespaces and disable nested ones"
+                                        : first_line(userns.output),
+                  user_namespace_fix(where, userns.output)});
 
   auto proc = run_capture({bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev",
                            "/dev", "--", "/bin/true"});
@@ -247,6 +254,37 @@ void check_shims(std::vector<DoctorRow>& rows) {
   }
 }
 
+// [records] export to a path: can this user write it? A launch never stops for it (a line that
+// cannot go is dropped and counted), so a target this user cannot open would drop every line
+// silently; a WARN says so before. Nothing is created here.
+void check_records_export(const Config& config, std::vector<DoctorRow>& rows) {
+  const RecordExportTarget& target = config.records.export_to;
+  if (target.kind == RecordExportTarget::Kind::None) return;
+  const std::string name = "records export";
+  if (target.kind != RecordExportTarget::Kind::File) {
+    rows.push_back({DoctorStatus::Pass, name, terminal_safe(target.spelled) + " (not opened by doctor)", ""});
+    return;
+  }
+  UniqueFd fd(::open(target.path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  const int err = errno;
+  if (fd.valid() || err == ENOENT) {
+    rows.push_back({DoctorStatus::Pass, name,
+                    terminal_safe(target.path) + (fd.valid() ? " is writable" : " is created (0600) at the first line"),
+                    ""});
+  } else if (err == ENXIO) {
+    rows.push_back({DoctorStatus::Warn, name, terminal_safe(target.path) + " is a FIFO no collector reads now",
+                    "start the collector before the sessions; until then each line is dropped and counted"});
+  } else {
+    rows.push_back({DoctorStatus::Warn, name,
+                    errno_text(terminal_safe(target.path) + " cannot be opened for writing by uid " +
+                                   std::to_string(::getuid()),
+                               err) +
+                        ": every line would be dropped (counted in the receipt's export)",
+                    "make it writable by this user, or set [records] export = \"stderr\" in " + config.source.file +
+                        " (in a pod, a non-root user cannot reopen the runtime's pipe behind /proc/1/fd/1)"});
+  }
+}
+
 // Where doctor runs: a host, a container, a pod, and what of it the rows below meet.
 DoctorRow container_row(const ContainerFacts& f) {
   if (!f.in_container()) return {DoctorStatus::Pass, "container", "none seen (no container or pod markers)", ""};
@@ -276,6 +314,7 @@ std::vector<DoctorRow> run_doctor(const Config& config, const std::string& confi
   check_landlock(config, rows);
   check_cgroup_budgets(config, where, rows);
   check_crashed_sessions(config, rows);
+  check_records_export(config, rows);
   check_shims(rows);
   return rows;
 }
