@@ -12,13 +12,15 @@ CORDON_LINT_PACKAGES="clang-format clang-tidy"
 # Used by the tests: real users, network worlds, listeners, a resolver, terminal probes.
 # python3-venv and nodejs (whose npm it uses): the system view's toolchain test (view_test.cpp).
 # podman, runc and mmdebstrap: the devcontainer image test (devcontainer_image_test.cpp) builds
-# its base from a Debian rootfs and runs the container with runc.
+# its base from a Debian rootfs and runs the container with runc; catatonit is the pause
+# process of the pods `podman kube play` starts (kubernetes_test.cpp), and python3-yaml and
+# python3-kubernetes read the Kubernetes manifests and check them against the API schema.
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): the fuzz tests (tests/fuzz/).
 # groff-base: the man pages' rendering check (tests/unit/cli/man_pages_test.cpp).
 # libgtest-dev and googletest: the tests' framework (a build with BUILD_TESTING=ON).
 # lintian: the package test (package_test.cpp) checks what scripts/package builds.
 CORDON_TEST_PACKAGES="libgtest-dev googletest lintian iproute2 python3 python3-venv git util-linux procps socat dnsmasq-base passwd nodejs \
-podman runc mmdebstrap clang-14 libclang-rt-14-dev groff-base"
+podman runc catatonit mmdebstrap clang-14 libclang-rt-14-dev groff-base python3-yaml python3-kubernetes"
 # Used by the real-agent tests (tests/agents/install.sh, agents_test.cpp): Node.js 20 or later
 # and its npm, which installs the pinned agents from the npm registry. Debian 12's own nodejs is
 # 18, too old for gemini-cli 0.61, and Debian's separate npm package conflicts with NodeSource's

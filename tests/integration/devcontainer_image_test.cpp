@@ -31,7 +31,6 @@ namespace cordon::testing {
 namespace {
 
 const std::string kSource = CORDON_SOURCE_DIR;
-const std::string kImage = "localhost/cordon-devc:test";
 const std::string kTeamImage = "localhost/cordon-devc-team:test";
 const std::string kLabel = "cordon.test=devcontainer";  // on every image and layer the test builds
 // The agent a team's layer installs; it says where it runs.
@@ -47,8 +46,8 @@ struct Suite {
 };
 Suite* suite = nullptr;
 
-// devcontainer.json: runArgs, containerEnv, and the Dockerfile and context the CLI builds.
-std::string read_devcontainer_json(Suite& s, std::string& dockerfile, std::string& context) {
+// devcontainer.json: runArgs and containerEnv (build_cordon_image reads its "build").
+std::string read_devcontainer_json(Suite& s) {
   std::string problem;
   auto json = parse_json(read_file(kSource + "/devcontainer/devcontainer.json"), &problem);
   if (!json || !json->is_object()) return "devcontainer.json is not JSON: " + problem;
@@ -56,38 +55,15 @@ std::string read_devcontainer_json(Suite& s, std::string& dockerfile, std::strin
   if (json->contains("containerEnv"))
     for (const auto& [key, value] : (*json)["containerEnv"].items())
       s.container_env.push_back(key + "=" + value.get<std::string>());
-  const Json& build = (*json)["build"];
-  dockerfile = kSource + "/devcontainer/" + string_member(build, "dockerfile");
-  context = fs::weakly_canonical(kSource + "/devcontainer/" + string_member(build, "context")).string();
   return "";
 }
 
-// The base (cached), cordon's image as the CLI builds it, and a team layer with a fake claude.
-std::string build_images(const std::string& dockerfile, const std::string& context) {
-  auto start = std::chrono::steady_clock::now();
-  std::string base_image;
-  if (std::string problem = debian_base_image(dockerfile, base_image); !problem.empty()) return problem;
-  std::printf("[devcontainer] base image %s ready in %.1f s\n", base_image.c_str(), seconds_since(start));
-
-  // --network=none: the base holds the packages of both stages, so no apt-get step fetches
-  // anything (the package's Depends are there too). JOBS=1: other tests compile beside this
-  // one. The compiler cache (shared with package_test.cpp) only speeds the first stage's build
-  // (a miss compiles as without it); it lives outside the image.
-  make_compiler_cache();
-  start = std::chrono::steady_clock::now();
-  CommandResult image = run_shell(
-      kPodman + " build --network=none --pull=never -q --label " + kLabel + " -f " + dockerfile + " -t " + kImage +
-          " --build-arg BASE=" + base_image + " --build-arg JOBS=1" +
-          " --build-arg CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache --build-arg CCACHE_DIR=/ccache -v " +
-          kCompilerCacheDir + ":/ccache " + context,
-      1800);
-  if (image.status != 0) return "podman build: " + image.output;
-  std::printf("[devcontainer] %s built in %.1f s, %s\n", kImage.c_str(), seconds_since(start),
-              run_shell(kPodman + " image inspect -f '{{.Size}} bytes' " + kImage).output.c_str());
-
+// cordon's image as the CLI builds it, and a team layer with a fake claude.
+std::string build_images() {
+  if (std::string problem = build_cordon_image(kLabel); !problem.empty()) return problem;
   TempDir layer("/var/tmp/cordon-devc-team-");
   write_file(layer.path() + "/claude", kFakeClaude, 0755);
-  write_file(layer.path() + "/Containerfile", "FROM " + kImage + "\nCOPY claude /usr/local/bin/claude\n");
+  write_file(layer.path() + "/Containerfile", "FROM " + kCordonImage + "\nCOPY claude /usr/local/bin/claude\n");
   CommandResult team = run_shell(kPodman + " build --network=none --pull=never -q --label " + kLabel + " -t " +
                                  kTeamImage + " " + layer.path());
   if (team.status != 0) return "team layer: " + team.output;
@@ -114,12 +90,11 @@ class DevcontainerImage : public ::testing::Test {
     if (::geteuid() != 0) return;
     sweep_leftovers();
     suite = new Suite;
-    std::string dockerfile, context;
-    suite->problem = read_devcontainer_json(*suite, dockerfile, context);
+    suite->problem = read_devcontainer_json(*suite);
     if (!suite->problem.empty()) return;
     suite->problem = suite->world.up("dc" + std::to_string(::getpid()));
     if (!suite->problem.empty()) return;
-    suite->problem = build_images(dockerfile, context);
+    suite->problem = build_images();
   }
 
   static void TearDownTestSuite() {

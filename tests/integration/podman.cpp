@@ -3,10 +3,13 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <regex>
 
+#include "common/json_codec.h"
 #include "jail_world.h"
+#include "support.h"
 
 namespace cordon::testing {
 
@@ -48,6 +51,39 @@ std::string debian_base_image(const std::string& dockerfile, std::string& image)
   image = end == std::string::npos ? "" : out.substr(0, end + 1);
   image = image.substr(image.rfind('\n') + 1);
   if (image.rfind("localhost/cordon-devc-base:", 0) != 0) return "base image: no image name in: " + out;
+  return "";
+}
+
+std::string build_cordon_image(const std::string& label) {
+  const std::string source = CORDON_SOURCE_DIR;
+  std::string problem;
+  auto json = parse_json(read_file(source + "/devcontainer/devcontainer.json"), &problem);
+  if (!json || !json->is_object()) return "devcontainer.json is not JSON: " + problem;
+  const Json& build = (*json)["build"];
+  const std::string dockerfile = source + "/devcontainer/" + string_member(build, "dockerfile");
+  const std::string context =
+      std::filesystem::weakly_canonical(source + "/devcontainer/" + string_member(build, "context")).string();
+
+  auto start = std::chrono::steady_clock::now();
+  std::string base_image;
+  if (problem = debian_base_image(dockerfile, base_image); !problem.empty()) return problem;
+  std::printf("[image] base image %s ready in %.1f s\n", base_image.c_str(), seconds_since(start));
+
+  // --network=none: the base holds the packages of both stages, so no apt-get step fetches
+  // anything (the package's Depends are there too). JOBS=1: other tests compile beside this
+  // one. The compiler cache (shared with package_test.cpp) only speeds the first stage's build
+  // (a miss compiles as without it); it lives outside the image.
+  make_compiler_cache();
+  start = std::chrono::steady_clock::now();
+  CommandResult image = run_shell(
+      kPodman + " build --network=none --pull=never -q --label " + label + " -f " + dockerfile + " -t " +
+          kCordonImage + " --build-arg BASE=" + base_image + " --build-arg JOBS=1" +
+          " --build-arg CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache --build-arg CCACHE_DIR=/ccache -v " +
+          kCompilerCacheDir + ":/ccache " + context,
+      1800);
+  if (image.status != 0) return "podman build: " + image.output;
+  std::printf("[image] %s built in %.1f s, %s\n", kCordonImage.c_str(), seconds_since(start),
+              run_shell(kPodman + " image inspect -f '{{.Size}} bytes' " + kCordonImage).output.c_str());
   return "";
 }
 

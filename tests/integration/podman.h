@@ -38,6 +38,13 @@ std::string podman_ulimits();
 // its name in `image`, or "" and the problem.
 std::string debian_base_image(const std::string& dockerfile, std::string& image);
 
+// The image devcontainer/devcontainer.json builds (its "build": Dockerfile and context), as
+// the dev containers CLI builds it: cordon from its Debian package, on the cached Debian base
+// (no registry is asked, --network=none), tagged kCordonImage and labelled `label`. Superseded
+// images with the label are pruned. "" or the problem.
+inline const std::string kCordonImage = "localhost/cordon-devc:test";
+std::string build_cordon_image(const std::string& label);
+
 // A network world (networld.sh) for a container to join (`podman run --network
 // ns:/run/netns/cjh-ID --dns 10.53.0.53`): nothing the container sends leaves it. Taken down
 // when destroyed.
