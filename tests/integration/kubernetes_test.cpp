@@ -102,6 +102,10 @@ class KubernetesPod : public ::testing::Test {
 
   static void TearDownTestSuite() {
     if (!suite) return;
+    // Whatever this process played and a test left (a failed play can leave a created pod).
+    run_shell("for p in $(podman pod ps --filter label=" + kLabel + " --format '{{.Name}}' | grep '^cordon-k8s-" +
+              std::to_string(::getpid()) + "-'); do podman pod rm -f -t 0 \"$p\"; podman volume rm -f \"$p-config\"; "
+              "done >/dev/null 2>&1");
     remove_subid_ranges(*suite);
     delete suite;  // its world and node directory
     suite = nullptr;
@@ -121,7 +125,8 @@ class KubernetesPod : public ::testing::Test {
   // Plays the manifest (kube_manifests.py play with `options`) as a pod of this test: its name.
   // `adapted` receives what kube_manifests.py said podman could not express.
   std::string play(const std::string& options, std::string* adapted = nullptr) {
-    std::string name = "cordon-k8s-" + std::to_string(::getpid()) + "-" + std::to_string(pods_.size());
+    static int count = 0;  // unique across this process's tests
+    std::string name = "cordon-k8s-" + std::to_string(::getpid()) + "-" + std::to_string(count++);
     pods_.push_back(name);
     const std::string yaml = suite->node->path() + "/" + name + ".yaml";
     CommandResult made = run_shell(kTool + " play " + kManifests + " " + kCordonImage + " --name " + name + " " +
@@ -201,7 +206,7 @@ TEST_F(KubernetesPod, TheJobsPodRunsASessionAndItsRecordsComeOutOnTheLog) {
   EXPECT_EQ(lines[0]["session"], lines[1]["session"]);
   for (const Json& line : lines) {
     EXPECT_EQ(line["pod"]["namespace"], "default") << line.dump();
-    EXPECT_EQ(line["pod"]["name"], "cordon-session") << "CORDON_POD_NAME: the pod's own name\n" << line.dump();
+    EXPECT_EQ(line["pod"]["name"], pod) << "CORDON_POD_NAME: the pod's own name\n" << line.dump();
     EXPECT_EQ(line["pod"]["node"], "podman-node") << line.dump();
   }
   const Json& receipt = lines[1]["line"]["receipt"];

@@ -275,13 +275,13 @@ void check_records_export(const Config& config, std::vector<DoctorRow>& rows) {
     rows.push_back({DoctorStatus::Warn, name, terminal_safe(target.path) + " is a FIFO no collector reads now",
                     "start the collector before the sessions; until then each line is dropped and counted"});
   } else {
-    rows.push_back({DoctorStatus::Warn, name,
-                    errno_text(terminal_safe(target.path) + " cannot be opened for writing by uid " +
-                                   std::to_string(::getuid()),
-                               err) +
-                        ": every line would be dropped (counted in the receipt's export)",
-                    "make it writable by this user, or set [records] export = \"stderr\" in " + config.source.file +
-                        " (in a pod, a non-root user cannot reopen the runtime's pipe behind /proc/1/fd/1)"});
+    rows.push_back(
+        {DoctorStatus::Warn, name,
+         errno_text(terminal_safe(target.path) + " cannot be opened for writing by uid " + std::to_string(::getuid()),
+                    err) +
+             ": every line would be dropped (counted in the receipt's export)",
+         "make it writable by this user, or set [records] export = \"stderr\" in " + config.source.file +
+             " (in a pod, a non-root user cannot reopen the runtime's pipe behind /proc/1/fd/1)"});
   }
 }
 

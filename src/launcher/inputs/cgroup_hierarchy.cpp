@@ -144,8 +144,8 @@ void read_enclosing_limits(Hierarchy& h) {
   if (h.mount_point.empty()) return;
   for (const LimitKey& key : kLimitKeys) {
     if (key.kind != LimitKind::Cgroup || h.controllers.count(key.controller) == 0) continue;
-    const EnclosingLimit limit =
-        read_enclosing_limit(h.mount_point, h.own_dir, h.version == Version::V2 ? key.v2_file : key.v1_file);
+    const EnclosingLimit limit = read_enclosing_limit(h.mount_point, h.own_dir,
+                                                      h.version == Version::V2 ? key.v2_file : key.v1_file);
     if (limit.value >= 0) h.enclosing[key.name] = limit;
   }
 }

@@ -64,8 +64,9 @@ std::string user_namespace_fix(const ContainerFacts& f, const std::string& bwrap
   // runtime that mounts /proc/sys read-only (part of its /proc masking) refuses the write.
   if (f.in_container() && bwrap_failure.find("/proc/sys/") != std::string::npos &&
       bwrap_failure.find("Read-only file system") != std::string::npos)
-    return std::string("the runtime mounts /proc/sys read-only, so bwrap cannot forbid nested user namespaces "
-                       "(it writes user.max_user_namespaces in its own namespace): ") +
+    return std::string(
+               "the runtime mounts /proc/sys read-only, so bwrap cannot forbid nested user namespaces "
+               "(it writes user.max_user_namespaces in its own namespace): ") +
            (f.in_pod() ? "securityContext.procMount: Unmasked (needs hostUsers: false)"
                        : "run the container with --security-opt systempaths=unconfined");
   if (f.max_user_namespaces == 0)
