@@ -196,6 +196,9 @@ TEST_F(KubernetesPod, TheJobsPodRunsASessionAndItsRecordsComeOutOnTheLog) {
   EXPECT_NE(logs.find("Summary: 0 FAIL"), std::string::npos) << logs;
   EXPECT_NE(logs.find("[PASS] container              a Kubernetes pod"), std::string::npos) << logs;
   EXPECT_NE(logs.find("[PASS] records export"), std::string::npos) << logs;
+  // The tun row's fix is the pod's (allowlist or a device plugin), not the host's modprobe.
+  EXPECT_NE(logs.find("fix: in a pod, use [network] mode = \"allowlist\""), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("modprobe"), std::string::npos) << logs;
   EXPECT_NE(logs.find("\nhello from cordon\n"), std::string::npos) << "the task ran in the sandbox\n" << logs;
 
   std::printf("[kubernetes] the Job's pod, its log:\n%s\n", logs.c_str());

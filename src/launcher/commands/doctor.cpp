@@ -112,8 +112,9 @@ void check_network(const Config& config, const ContainerFacts& where, std::vecto
   DoctorStatus missing = required ? DoctorStatus::Fail : DoctorStatus::Warn;
   // The same check the jail's prerequisites refuse a launch on.
   jail::TunDeviceCheck tun = jail::check_tun_device();
-  std::string fix = tun.fix;
-  if (const std::string here = tun_device_fix(where); !here.empty()) fix = here + "; " + fix;
+  // In a container or a pod, the host's fix (modprobe, mknod) is not this place's.
+  const std::string here = tun_device_fix(where);
+  std::string fix = here.empty() ? tun.fix : here;
   if (required) fix += "; or, to run without network confinement, " + egress_jail_opt_out(config.source.file);
   rows.push_back({tun.problem.empty() ? DoctorStatus::Pass : missing, jail::kTunDevicePath,
                   tun.problem.empty() ? "the tun device (10:200), openable" : tun.problem, fix});
