@@ -12,6 +12,7 @@
 
 #include "common/json_codec.h"
 #include "jail_world.h"
+#include "kube_manifests.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -19,10 +20,7 @@ namespace fs = std::filesystem;
 namespace cordon::testing {
 namespace {
 
-const std::string kSource = CORDON_SOURCE_DIR;
-const std::string kManifests = kSource + "/deploy/kubernetes";
-const std::string kTool = "/usr/bin/python3 " + kSource + "/tests/integration/kube_manifests.py";
-const std::string kMakeProfile = "/usr/bin/python3 " + kManifests + "/seccomp/make-profile";
+const std::string kMakeProfile = "/usr/bin/python3 " + kKubeManifests + "/seccomp/make-profile";
 // The runtime default the shipped profile is made from: containers-common's (CRI-O's and
 // podman's default), which Debian ships with podman.
 const std::string kRuntimeDefault = "/usr/share/containers/seccomp.json";
@@ -30,7 +28,7 @@ const std::string kRuntimeDefault = "/usr/share/containers/seccomp.json";
 // A copy of deploy/kubernetes to weaken.
 std::unique_ptr<TempDir> copy_of_manifests() {
   auto copy = std::make_unique<TempDir>("/tmp/cordon-k8s-manifests-");
-  fs::copy(kManifests, copy->path(), fs::copy_options::recursive);
+  fs::copy(kKubeManifests, copy->path(), fs::copy_options::recursive);
   return copy;
 }
 
@@ -43,7 +41,7 @@ void replace_in(const std::string& path, const std::string& from, const std::str
 }
 
 TEST(KubernetesManifests, AreValidKubernetesWithOnlyTheNamedNewerFields) {
-  CommandResult valid = run_shell(kTool + " validate " + kManifests);
+  CommandResult valid = run_shell(kKubeTool + " validate " + kKubeManifests);
   EXPECT_EQ(valid.status, 0) << valid.output;
   EXPECT_NE(valid.output.find("valid configmap.yaml ConfigMap (V1ConfigMap)\nvalid configmap.yaml ConfigMap"),
             std::string::npos)
@@ -62,7 +60,7 @@ TEST(KubernetesManifests, AreValidKubernetesWithOnlyTheNamedNewerFields) {
   replace_in(weakened->path() + "/job.yaml", "\n            procMount: Unmasked\n", "\n            procMounts: Unmasked\n");
   replace_in(weakened->path() + "/pod.yaml", "runAsUser: 1000", "runAsUser: \"1000\"");
   replace_in(weakened->path() + "/pod.yaml", "procMount: Unmasked", "procMount: Open");
-  CommandResult invalid = run_shell(kTool + " validate " + weakened->path());
+  CommandResult invalid = run_shell(kKubeTool + " validate " + weakened->path());
   EXPECT_EQ(invalid.status, 1) << invalid.output;
   EXPECT_NE(invalid.output.find("INVALID Job.spec.template.spec.containers[0].securityContext.procMounts: no such "
                                 "field in V1SecurityContext"),
@@ -77,14 +75,14 @@ TEST(KubernetesManifests, AreValidKubernetesWithOnlyTheNamedNewerFields) {
 
 // The interactive Pod and the Job's pod must not drift apart in what the sandbox needs.
 TEST(KubernetesManifests, TheInteractivePodHoldsTheJobsSecuritySettings) {
-  CommandResult job = run_shell(kTool + " security " + kManifests + " job.yaml");
-  CommandResult pod = run_shell(kTool + " security " + kManifests + " pod.yaml");
+  CommandResult job = run_shell(kKubeTool + " security " + kKubeManifests + " job.yaml");
+  CommandResult pod = run_shell(kKubeTool + " security " + kKubeManifests + " pod.yaml");
   ASSERT_EQ(job.status, 0) << job.output;
   EXPECT_EQ(pod.output, job.output);
   EXPECT_NE(job.output.find("\"procMount\": \"Unmasked\""), std::string::npos) << job.output;
 
   // Their two ConfigMaps differ only in [records] (the interactive one exports nothing).
-  CommandResult configs = run_shell(kTool + " configs " + kManifests);
+  CommandResult configs = run_shell(kKubeTool + " configs " + kKubeManifests);
   std::istringstream lines(configs.output);
   std::string job_config, pod_config;
   std::getline(lines, job_config);
@@ -100,7 +98,7 @@ TEST(KubernetesManifests, TheInteractivePodHoldsTheJobsSecuritySettings) {
 
   auto weakened = copy_of_manifests();
   replace_in(weakened->path() + "/pod.yaml", "hostUsers: false", "hostUsers: true");
-  CommandResult drifted = run_shell(kTool + " security " + weakened->path() + " pod.yaml");
+  CommandResult drifted = run_shell(kKubeTool + " security " + weakened->path() + " pod.yaml");
   EXPECT_NE(drifted.output, job.output) << "the comparison sees a drift";
   // The interactive ConfigMap (the second) with the host network: the configs differ.
   std::string text = read_file(weakened->path() + "/configmap.yaml");
@@ -108,7 +106,7 @@ TEST(KubernetesManifests, TheInteractivePodHoldsTheJobsSecuritySettings) {
   ASSERT_NE(second, std::string::npos);
   text.replace(second, std::string("mode = \"allowlist\"").size(), "mode = \"host\"");
   write_file(weakened->path() + "/configmap.yaml", text);
-  std::istringstream weakened_lines(run_shell(kTool + " configs " + weakened->path()).output);
+  std::istringstream weakened_lines(run_shell(kKubeTool + " configs " + weakened->path()).output);
   std::getline(weakened_lines, job_config);
   std::getline(weakened_lines, pod_config);
   EXPECT_NE(before_records(job_config), before_records(pod_config)) << "the comparison sees a drift";
@@ -121,12 +119,12 @@ TEST(KubernetesManifests, TheSeccompProfileIsTheRuntimeDefaultPlusCordonsNeeds) 
   if (!path_exists(kRuntimeDefault)) GTEST_SKIP() << kRuntimeDefault << " absent (package containers-common)";
   CommandResult made = run_shell(kMakeProfile + " " + kRuntimeDefault);
   ASSERT_EQ(made.status, 0) << made.output;
-  EXPECT_EQ(made.output, read_file(kManifests + "/seccomp/cordon.json"))
+  EXPECT_EQ(made.output, read_file(kKubeManifests + "/seccomp/cordon.json"))
       << "seccomp/cordon.json is not make-profile's output over " << kRuntimeDefault
       << ": run deploy/kubernetes/seccomp/make-profile " << kRuntimeDefault << " > deploy/kubernetes/seccomp/cordon.json";
 
   std::string problem;
-  auto needs = parse_json(read_file(kManifests + "/seccomp/cordon-needs.json"), &problem);
+  auto needs = parse_json(read_file(kKubeManifests + "/seccomp/cordon-needs.json"), &problem);
   ASSERT_TRUE(needs) << problem;
   auto profile = parse_json(made.output, &problem);
   ASSERT_TRUE(profile) << problem;

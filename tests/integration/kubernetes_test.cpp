@@ -30,6 +30,7 @@
 #include "accounts_lock.h"
 #include "common/json_codec.h"
 #include "jail_world.h"
+#include "kube_manifests.h"
 #include "podman.h"
 #include "support.h"
 
@@ -39,8 +40,6 @@ namespace cordon::testing {
 namespace {
 
 const std::string kSource = CORDON_SOURCE_DIR;
-const std::string kManifests = kSource + "/deploy/kubernetes";
-const std::string kTool = "/usr/bin/python3 " + kSource + "/tests/integration/kube_manifests.py";
 const std::string kLabel = "cordon.test=kubernetes";  // on every pod the test plays
 // podman as a Kubernetes node runs a pod for these tests: procMount applied by the wrapper.
 const std::string kKubePodman = "podman --runtime " + kSource + "/tests/integration/oci_proc_mount.sh";
@@ -89,7 +88,7 @@ class KubernetesPod : public ::testing::Test {
     add_subid_ranges(*suite);
     suite->node = std::make_unique<TempDir>("/var/tmp/cordon-k8s-node-");
     fs::create_directories(suite->node->path() + "/seccomp");
-    fs::copy_file(kManifests + "/seccomp/cordon.json", suite->node->path() + "/seccomp/cordon.json");
+    fs::copy_file(kKubeManifests + "/seccomp/cordon.json", suite->node->path() + "/seccomp/cordon.json");
     // podman's default rlimits exceed what root may set here (podman.h, podman_ulimits); kube
     // play takes them from containers.conf.
     write_file(suite->node->path() + "/containers.conf",
@@ -129,7 +128,7 @@ class KubernetesPod : public ::testing::Test {
     std::string name = "cordon-k8s-" + std::to_string(::getpid()) + "-" + std::to_string(count++);
     pods_.push_back(name);
     const std::string yaml = suite->node->path() + "/" + name + ".yaml";
-    CommandResult made = run_shell(kTool + " play " + kManifests + " " + kCordonImage + " --name " + name + " " +
+    CommandResult made = run_shell(kKubeTool + " play " + kKubeManifests + " " + kCordonImage + " --name " + name + " " +
                                    options + " > " + yaml + " 2> " + yaml + ".said");
     EXPECT_EQ(made.status, 0) << read_file(yaml + ".said");
     if (adapted) *adapted = read_file(yaml + ".said");
