@@ -4,7 +4,7 @@
 # to start a session unless `cordon doctor` passes. Then run the container's command.
 #
 # Environment (all optional):
-#   CORDON_AGENTS      agents to shim when present             (default "claude codex gemini")
+#   CORDON_AGENTS      agents to shim when present  (unset: "claude codex gemini"; empty: none)
 #   CORDON_USER        the user sessions run as (devcontainer.json remoteUser): receives the
 #                      verify-sandbox skill in its home, owned by it (default: none)
 #   CORDON_SKILL_HOME  home that receives the skill (default CORDON_USER's home, else $HOME)
@@ -12,7 +12,7 @@
 set -eu
 
 root="${CORDON_STAGE_ROOT:-}"
-agents="${CORDON_AGENTS:-claude codex gemini}"
+agents="${CORDON_AGENTS-claude codex gemini}"  # set but empty: none
 user="${CORDON_USER:-}"
 user_home=""
 if [ -n "$user" ]; then
@@ -39,7 +39,15 @@ for agent in $agents; do
   else
     for candidate in "$root/usr/local/bin/$agent" "$root/usr/bin/$agent"; do
       if [ -x "$candidate" ]; then
-        "$cordon" shim install --agent "$agent" --binary "$candidate" >/dev/null
+        # An agent left unshimmed would run outside any sandbox when its name is typed: refuse
+        # to start instead (a non-root container cannot write the shim beside cordon).
+        if ! problem=$("$cordon" shim install --agent "$agent" --binary "$candidate" 2>&1 >/dev/null); then
+          say "$problem"
+          say "refusing to start: $agent ($candidate) would run unsandboxed, and it cannot be shimmed as uid $(id -u);" \
+            "shim it in the image (RUN cordon shim install --agent $agent --binary $candidate)," \
+            "or leave it out of CORDON_AGENTS"
+          exit 1
+        fi
         say "shimmed $agent ($candidate)"
         break
       fi

@@ -74,6 +74,42 @@ TEST_F(Entrypoint, ShimsSkillsAndStartsTheSession) {
   EXPECT_EQ(read_file(p + "/libexec/cordon/agents/claude"), "#!/bin/sh\necho claude \"$@\"\n");
 }
 
+// A non-root container (deploy/kubernetes' pods run as uid 1000) cannot write the shim beside
+// cordon: an agent it finds would run unsandboxed when typed, so the entrypoint refuses to
+// start, naming the fix. Control: without that agent in CORDON_AGENTS it starts.
+TEST_F(Entrypoint, AsAnOrdinaryUserAnAgentItCannotShimStopsTheStart) {
+  install_cordon();
+  auto user = unprivileged_identity();
+  ASSERT_TRUE(user);
+  chown_tree(home_, user->uid, user->gid);
+  const std::string started = home_ + "/started";
+  auto as_user = [&](const std::string& agents) {
+    RunOptions o;
+    o.env = {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", home_}, {"CORDON_STAGE_ROOT", root_->path()},
+             {"CORDON_SKILL_HOME", home_}, {"CORDON_AGENTS", agents}};
+    o.as = *user;
+    o.timeout_ms = 120000;
+    return run({"/bin/sh", "-c",
+                std::string(CORDON_SOURCE_DIR) + "/devcontainer/entrypoint.sh /bin/sh -c 'echo SESSION > " + started +
+                    "'"},
+               o);
+  };
+  RunResult refused = as_user("claude");
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("refusing to start: claude (" + root_->path() +
+                             "/usr/local/bin/claude) would run unsandboxed, and it cannot be shimmed as uid " +
+                             std::to_string(user->uid)),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("RUN cordon shim install --agent claude"), std::string::npos) << refused.err;
+  EXPECT_FALSE(path_exists(started));
+  EXPECT_FALSE(path_exists(root_->path() + "/usr/bin/claude"));
+
+  RunResult control = as_user("");
+  EXPECT_EQ(control.exit_code, 0) << control.err;
+  EXPECT_EQ(read_file(started), "SESSION\n");
+}
+
 TEST_F(Entrypoint, RefusesToStartWithoutCordon) {
   RunResult r = entrypoint("");
   EXPECT_NE(r.exit_code, 0);
