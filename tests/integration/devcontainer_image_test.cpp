@@ -137,19 +137,7 @@ class DevcontainerImage : public ::testing::Test {
 
   // Waits (bounded) until the entrypoint has exec'd the container's command; false when the
   // container stopped instead. `logs` receives what the entrypoint printed.
-  bool ready(const std::string& name, std::string& logs) {
-    CommandResult r = run_shell("p='" + kPodman + "'; c=" + name +
-                                    "; i=0\n"
-                                    "while [ $i -lt 240 ]; do\n"
-                                    "  [ \"$($p inspect -f '{{.State.Running}}' $c)\" = true ] || exit 3\n"
-                                    "  $p exec $c pgrep -x sleep >/dev/null 2>&1 && exit 0\n"
-                                    "  i=$((i + 1)); sleep 0.5\n"
-                                    "done\n"
-                                    "exit 4\n",
-                                180);
-    logs = run_shell(kPodman + " logs " + name).output;
-    return r.status == 0;
-  }
+  bool ready(const std::string& name, std::string& logs) { return wait_for_sleep(kPodman, name, logs); }
 
   CommandResult exec(const std::string& name, const std::string& script, int timeout_seconds = 300,
                      const std::string& user = "") {

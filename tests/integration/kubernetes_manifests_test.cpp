@@ -54,8 +54,8 @@ TEST(KubernetesManifests, AreValidKubernetesWithOnlyTheNamedNewerFields) {
             std::string::npos)
       << valid.output;
 
-  // Control: a misspelt field, a string where the schema wants an integer, a value outside an
-  // enum, and a resource the kustomization names but that is not a kind it knows.
+  // Control: a misspelt field, a string where the schema wants an integer, and a value outside
+  // an enum.
   auto weakened = copy_of_manifests();
   replace_in(weakened->path() + "/job.yaml", "\n            procMount: Unmasked\n", "\n            procMounts: Unmasked\n");
   replace_in(weakened->path() + "/pod.yaml", "runAsUser: 1000", "runAsUser: \"1000\"");

@@ -19,10 +19,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,11 +42,12 @@ const std::string kLabel = "cordon.test=kubernetes";  // on every pod the test p
 // podman as a Kubernetes node runs a pod for these tests: procMount applied by the wrapper.
 const std::string kKubePodman = "podman --runtime " + kSource + "/tests/integration/oci_proc_mount.sh";
 
-// The seccomp profiles a node would hold in /var/lib/kubelet/seccomp: the shipped one.
 struct Suite {
   std::string problem;  // "" = ready
   ContainerWorld world;
-  std::unique_ptr<TempDir> node;  // seccomp/ and containers.conf
+  // What a node holds: seccomp/ (as /var/lib/kubelet/seccomp: the shipped profile) and the
+  // containers.conf kube play reads.
+  std::unique_ptr<TempDir> node;
   std::vector<std::string> subid_lines_added;
 };
 Suite* suite = nullptr;
@@ -152,19 +151,7 @@ class KubernetesPod : public ::testing::Test {
   }
 
   // Waits (bounded) until the interactive pod's container runs its command (sleep).
-  bool running(const std::string& pod, std::string& logs) {
-    CommandResult r = run_shell("c=" + pod +
-                                    "-cordon; i=0\n"
-                                    "while [ $i -lt 240 ]; do\n"
-                                    "  [ \"$(podman inspect -f '{{.State.Running}}' $c)\" = true ] || exit 3\n"
-                                    "  podman exec $c pgrep -x sleep >/dev/null 2>&1 && exit 0\n"
-                                    "  i=$((i + 1)); sleep 0.5\n"
-                                    "done\n"
-                                    "exit 4\n",
-                                180);
-    logs = run_shell("podman logs " + pod + "-cordon").output;
-    return r.status == 0;
-  }
+  bool running(const std::string& pod, std::string& logs) { return wait_for_sleep("podman", pod + "-cordon", logs); }
 
   std::vector<std::string> pods_;
   std::string last_play_;

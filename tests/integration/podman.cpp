@@ -87,6 +87,20 @@ std::string build_cordon_image(const std::string& label) {
   return "";
 }
 
+bool wait_for_sleep(const std::string& podman, const std::string& container, std::string& logs) {
+  CommandResult r = run_shell("p='" + podman + "'; c=" + container +
+                                  "; i=0\n"
+                                  "while [ $i -lt 240 ]; do\n"
+                                  "  [ \"$($p inspect -f '{{.State.Running}}' $c)\" = true ] || exit 3\n"
+                                  "  $p exec $c pgrep -x sleep >/dev/null 2>&1 && exit 0\n"
+                                  "  i=$((i + 1)); sleep 0.5\n"
+                                  "done\n"
+                                  "exit 4\n",
+                              180);
+  logs = run_shell(podman + " logs " + container).output;
+  return r.status == 0;
+}
+
 std::string ContainerWorld::up(const std::string& id) {
   id_ = id;
   char templ[] = "/var/tmp/cordon-world-XXXXXX";

@@ -45,6 +45,11 @@ std::string debian_base_image(const std::string& dockerfile, std::string& image)
 inline const std::string kCordonImage = "localhost/cordon-devc:test";
 std::string build_cordon_image(const std::string& label);
 
+// Waits (bounded: 240 polls, half a second apart) until `container`'s command, `sleep`, runs:
+// true then, false when the container stopped first (an entrypoint that refused to start).
+// `logs` receives what the container printed so far. `podman` is the command to call.
+bool wait_for_sleep(const std::string& podman, const std::string& container, std::string& logs);
+
 // A network world (networld.sh) for a container to join (`podman run --network
 // ns:/run/netns/cjh-ID --dns 10.53.0.53`): nothing the container sends leaves it. Taken down
 // when destroyed.

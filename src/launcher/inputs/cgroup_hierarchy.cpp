@@ -120,10 +120,10 @@ std::string usable_delegation(const Hierarchy& h, const std::string& user) {
 }  // namespace
 
 long long parse_cgroup_limit(const std::string& text) {
-  const std::optional<long long> value = parse_signed(trim(text));
-  if (!value || *value < 0) return -1;  // "max", or not a number
-  // cgroup v1 writes "no limit" as the largest page-aligned value below 2^63.
-  return *value >= (1LL << 62) ? -1 : *value;
+  const std::optional<unsigned long long> value = parse_unsigned(trim(text));
+  // "max", not a number, or cgroup v1's "no limit" (the largest page-aligned value below 2^63).
+  if (!value || *value >= (1ULL << 62)) return -1;
+  return static_cast<long long>(*value);
 }
 
 EnclosingLimit read_enclosing_limit(const std::string& mount_point, const std::string& own_dir,
