@@ -564,6 +564,32 @@ TEST_P(Launcher, DoctorFailsOnAConfigurationThatIsADirectory) {
       << control.out;
 }
 
+// [records] export to a FIFO no collector reads: every line would be dropped, so doctor WARNs
+// with the fix (no launch stops for it). Control: a path this user may create passes.
+TEST_P(Launcher, DoctorWarnsOfAnExportTargetThatCannotTakeALine) {
+  const std::string fifo = outside_->path() + "/collector.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  ASSERT_EQ(::chown(fifo.c_str(), who_.uid, who_.gid), 0);  // this user's, so only its missing reader stops a line
+  const std::string unread = base_->path() + "/export-fifo.toml", fresh = base_->path() + "/export-file.toml";
+  write_file(unread, "[records]\nexport = \"" + fifo + "\"\n");
+  write_file(fresh, "[records]\nexport = \"" + outside_->path() + "/records.jsonl\"\n");
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult warned = run({cordon_, "--config", unread, "doctor"}, o);
+  EXPECT_NE(warned.out.find(doctor_row("WARN", "records export") + fifo + " is a FIFO no collector reads now"),
+            std::string::npos)
+      << warned.out;
+  EXPECT_NE(warned.out.find("fix: start the collector before the sessions"), std::string::npos) << warned.out;
+  RunResult passed = run({cordon_, "--config", fresh, "doctor"}, o);
+  EXPECT_NE(passed.out.find(doctor_row("PASS", "records export") + outside_->path() +
+                            "/records.jsonl is created (0600) at the first line"),
+            std::string::npos)
+      << passed.out;
+  EXPECT_FALSE(path_exists(outside_->path() + "/records.jsonl")) << "doctor creates nothing";
+}
+
 TEST_P(Launcher, DoctorFailsWithoutTheMaskFile) {
   RunOptions o;
   o.env = base_env(who_);
