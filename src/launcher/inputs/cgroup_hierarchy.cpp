@@ -157,8 +157,10 @@ std::vector<Hierarchy> gather_hierarchies(const std::vector<Mount>& mounts, cons
   for (auto& h : found) {
     h.writable = ::access(h.own_dir.c_str(), W_OK) == 0;
     h.delegated_dir = usable_delegation(h, user);
-    if (h.version != Version::V2) read_enclosing_limits(h);
-    if (h.version != Version::V2) continue;
+    if (h.version != Version::V2) {  // v1: the controllers came from the mount
+      read_enclosing_limits(h);
+      continue;
+    }
     h.controllers = read_controller_list(h.own_dir + "/cgroup.controllers");
     read_enclosing_limits(h);
     h.v2_root = ::access((h.own_dir + "/cgroup.type").c_str(), F_OK) != 0;
