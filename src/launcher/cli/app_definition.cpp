@@ -42,6 +42,9 @@ void add_session_options(CLI::App* cmd, SessionOptions& o, OptionSet set = {}) {
   if (set.limits)
     cmd->add_option("--limit", o.limits, "Lower a configured resource limit for this run: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
+  cmd->add_flag("--review", o.review,
+                "Review mode for this run: the session writes an overlay; nothing reaches the workspace until "
+                "`cordon apply` ([workspace] mode)");
   cmd->add_option("--network", o.network,
                   "Narrow the network for this run: jail, allowlist or offline (never wider than [network] mode)");
   cmd->add_option("--allow", o.allow,

@@ -85,6 +85,7 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
     if (cmd->parsed()) {
       narrow_network_mode(config, options->network);
       widen_allowlist_for_run(config, options->allow);
+      apply_review_flag(config, options->review);
     }
   if (c.run.filter_output) config.terminal.filter_pipes = true;
   if (*c.status_cmd) return status_command(config, c.status);

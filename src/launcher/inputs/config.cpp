@@ -195,7 +195,7 @@ void check_egress_rule(const Origin& o, const toml::node& n, const std::string& 
 // The schema's keys, one list per section: the parser rejects every other key (only_keys)
 // and config_schema_keys() lists these same arrays, so the docs test checks what is parsed.
 constexpr std::string_view kAgentKeys[] = {"binary", "home", "control", "env", "allow_ptrace", "args", "network_allow"};
-constexpr std::string_view kWorkspaceKeys[] = {"root", "hide_siblings", "protect"};
+constexpr std::string_view kWorkspaceKeys[] = {"root", "hide_siblings", "protect", "mode"};
 constexpr std::string_view kEnvironmentKeys[] = {"allow", "deny"};
 constexpr std::string_view kHomeKeys[] = {"keep", "caches"};
 constexpr std::string_view kFilesystemKeys[] = {"writable", "masks", "proc", "view", "read", "tmpfs_size_bytes"};
@@ -242,6 +242,12 @@ AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::t
 // One function per [section]: each fills its own part of the Config (its keys are checked by
 // apply() against the section's key list).
 void apply_workspace(const Origin& o, const toml::table& t, WorkspaceConfig& c) {
+  if (auto* m = t.get("mode")) {
+    std::string mode = as_string(o, *m, "workspace.mode");
+    if (mode == "direct") c.mode = WorkspaceMode::Direct;
+    else if (mode == "review") c.mode = WorkspaceMode::Review;
+    else fail(o, *m, "workspace.mode", "must be \"direct\" or \"review\", not \"" + mode + "\"");
+  }
   if (auto* h = t.get("hide_siblings")) c.hide_siblings = as_bool(o, *h, "workspace.hide_siblings");
   if (auto* p = t.get("protect")) c.protect = as_string_list(o, *p, "workspace.protect", check_workspace_entry);
   if (auto* r = t.get("root")) {

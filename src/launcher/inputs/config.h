@@ -52,7 +52,13 @@ inline constexpr long long kDefaultTmpfsSizeBytes = 1LL << 30;  // 1 GiB
 // whole Config, so its signature says what it depends on.
 
 // [workspace]
+// [workspace] mode: "direct" binds the host tree read-write; "review" gives the session an
+// overlay whose writes land in cordon's own upper layer until a person applies them
+// (launcher/review/).
+enum class WorkspaceMode { Direct, Review };
+
 struct WorkspaceConfig {
+  WorkspaceMode mode = WorkspaceMode::Direct;
   std::string root;           // "" = the current directory at launch
   bool hide_siblings = true;  // tmpfs over the workspace's parent (other projects)
   // Paths relative to the workspace bound read-only when they exist (host tools run what they

@@ -32,6 +32,10 @@ std::string port_hint(const EgressRule& rule, const std::string& text, const std
 
 }  // namespace
 
+void apply_review_flag(Config& config, bool review) {
+  if (review) config.workspace.mode = WorkspaceMode::Review;
+}
+
 void narrow_network_mode(Config& config, const std::string& flag) {
   if (flag.empty()) return;
   auto mode = network_mode_from_config_name(flag);

@@ -23,12 +23,17 @@ struct SessionOptions {
   bool json = false;
   bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
   bool scratch = false;        // run --scratch: a fresh empty workspace (workspace/scratch.h)
+  bool review = false;         // --review: [workspace] mode = "review" for this run (never back to direct)
 };
 
 // Applies `--network MODE` to the configuration: the mode must be as narrow as the
 // configured one or narrower (host < jail < allowlist < offline). Throws cordon::Error (exit 2)
 // for an unknown or a wider mode.
 void narrow_network_mode(Config& config, const std::string& flag);
+
+// Applies `--review`: the run's workspace becomes a review overlay. A run may move from direct
+// to review, never back (there is no flag for it).
+void apply_review_flag(Config& config, bool review);
 
 // Applies `--allow RULE` (after --network): each rule must parse, the mode must be allowlist,
 // and the rule must lie within a [network] user_allow pattern (common/egress_rules.h

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "launcher/inputs/state_dirs.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 
@@ -18,6 +19,10 @@ namespace cordon {
 
 std::string transcript_path(const std::string& sessions_dir, const std::string& id) {
   return sessions_dir + "/" + id + ".transcript";
+}
+
+std::string review_dir(const std::string& sessions_dir, const std::string& id) {
+  return state_dir_of(sessions_dir) + "/reviews/" + id;
 }
 
 void require_session_id(const std::string& id) {

@@ -21,6 +21,8 @@ inline constexpr int kRecordVersion = 2;
 
 // A session's transcript beside its record: "DIR/<id>.transcript" ([records] transcript).
 std::string transcript_path(const std::string& sessions_dir, const std::string& id);
+// A review-mode session's layers: STATE/reviews/ID (upper/ and work/ in it), beside the records.
+std::string review_dir(const std::string& sessions_dir, const std::string& id);
 
 // "20261201T131821Z-fa114025": a UTC stamp, '-', 8 hex digits (new_session_id()).
 bool is_session_id(const std::string& id);

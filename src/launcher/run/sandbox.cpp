@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -27,6 +28,7 @@
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/fs/bound_paths.h"
+#include "launcher/review/review_overlay.h"
 #include "launcher/process/child_process.h"
 #include "launcher/process/exec_setup.h"
 #include "launcher/process/session_init.h"
@@ -162,8 +164,44 @@ struct Descriptors {
   UniqueFd status_read, status_write;  // bwrap's --json-status-fd
   UniqueFd error_read, error_write;    // a launch stage's "what\nfix" report from the child
   UniqueFd gate_read, gate_write;      // the command gate (plan.command_gate): bwrap's --block-fd
+  // Review mode: the upper layer and overlayfs's work directory, made and opened before the
+  // fork, and which placement is the workspace's (its source becomes the overlay's root).
+  UniqueFd review_upper, review_work;
+  int workspace_placement = -1;
   std::vector<Placement> placements;
 };
+
+// Review mode's layers: STATE/reviews/ID/{upper,work}, each made 0700 by this launcher (an
+// existing one is refused: a session's layers are its own) and opened without following links.
+void make_review_layers(const std::string& dir, Descriptors& d) {
+  const std::string reviews = dir.substr(0, dir.rfind('/'));
+  if (::mkdir(reviews.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(errno_text("making " + terminal_safe(reviews), errno), "nothing ran");
+  for (const std::string& made : {dir, dir + "/upper", dir + "/work"})
+    if (::mkdir(made.c_str(), 0700) != 0)
+      throw Error(errno_text("making the review layer " + terminal_safe(made), errno), "nothing ran");
+  d.review_upper = UniqueFd(::open((dir + "/upper").c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  d.review_work = UniqueFd(::open((dir + "/work").c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d.review_upper.valid() || !d.review_work.valid())
+    throw Error(errno_text("opening the review layers in " + terminal_safe(dir), errno), "nothing ran");
+}
+
+// In the child, in the session's mount namespace: the overlay onto the workspace, and its root
+// placed where the plan put the workspace's descriptor. A user (or the jail's user namespace)
+// mounts with user.* xattrs; root in the initial user namespace with trusted.* ones.
+void mount_review_workspace(Descriptors& d) {
+  review::OverlayLayers layers;
+  layers.workspace_fd = d.placements[static_cast<size_t>(d.workspace_placement)].source;
+  layers.upper_fd = d.review_upper.get();
+  layers.work_fd = d.review_work.get();
+  std::istringstream map(read_text_file("/proc/self/uid_map"));
+  unsigned long long inside = 1, outside = 1, count = 0;
+  map >> inside >> outside >> count;
+  layers.user_xattr = !(inside == 0 && outside == 0 && count == 4294967295ULL);  // not the initial namespace
+  static UniqueFd root;  // open until bwrap is exec'd
+  root = review::mount_review_overlay(layers);
+  d.placements[static_cast<size_t>(d.workspace_placement)].source = root.get();
+}
 
 void make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
   int ends[2];
@@ -183,7 +221,13 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   }
   for (const auto& path : plan.bound_paths) {
     d.bound.push_back(open_bound_path(path));
+    if (plan.workspace_plan.review && path.dest == plan.workspace_plan.path)
+      d.workspace_placement = static_cast<int>(d.placements.size());
     d.placements.push_back({d.bound.back().get(), path.fd});
+  }
+  if (plan.workspace_plan.review) {
+    if (d.workspace_placement < 0) throw Error("review mode: the plan binds no workspace", "nothing ran");
+    make_review_layers(plan.workspace_plan.review_dir, d);
   }
   make_pipe(d.status_read, d.status_write);
   d.placements.push_back({d.status_write.get(), kStatusFd});
@@ -234,6 +278,7 @@ void open_command_gate(Descriptors& d) {
   try {
     if (plan.isolation.session_init)
       fork_session_init(signals.forwarded(), d.error_write.get(), relay && relay->attaches());
+    if (plan.workspace_plan.review) mount_review_workspace(d);
   } catch (const Error& e) {
     refuse_from_child(d.error_write.get(), e.what(), e.fix());
   }

@@ -221,6 +221,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
   name_transcript(plan, sessions_dir(facts), id);
+  if (plan.workspace_plan.review) plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan

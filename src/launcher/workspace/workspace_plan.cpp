@@ -67,6 +67,7 @@ WorkspaceSection plan_workspace(const WorkspaceConfig& config, const HostFacts& 
   if (facts.workspace_tree.taken)
     s.footholds = plan_footholds(facts.workspace, config.protect, SnapshotTree(facts.workspace_tree));
   s.chdir = path_within(facts.cwd, facts.workspace) ? facts.cwd : facts.workspace;
+  s.review = config.mode == WorkspaceMode::Review;
   return s;
 }
 

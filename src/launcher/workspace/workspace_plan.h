@@ -22,6 +22,11 @@ struct WorkspaceSection {
   std::string path;        // the host workspace (resolved), bound read-write at the same path
   FootholdPlan footholds;  // bound read-only over it, in bwrap's order
   std::string chdir;       // where the command starts: the launcher's cwd when inside, else the workspace
+  // Review mode ([workspace] mode = "review"): the bind is an overlay over the host workspace
+  // (launcher/review/review_overlay.h) whose upper layer lives in `review_dir` (STATE/reviews/ID,
+  // named at launch: run/session.cpp).
+  bool review = false;
+  std::string review_dir;
 };
 
 // Host side, while gathering facts: reads the workspace's git dirs and [workspace] protect

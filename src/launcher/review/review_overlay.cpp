@@ -1,0 +1,66 @@
+#include "launcher/review/review_overlay.h"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "common/error.h"
+
+namespace cordon::review {
+namespace {
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// The directory `pinned` refers to, reached again by its path in this mount namespace, and
+// required to be the same directory (device and inode).
+UniqueFd reach_again(int pinned, const char* what) {
+  char target[4096];
+  const ssize_t n = ::readlink(fd_path(pinned).c_str(), target, sizeof target - 1);
+  if (n <= 0) throw Error(errno_text(std::string("reading the path of the ") + what, errno), "nothing ran");
+  target[n] = '\0';
+  UniqueFd here(::open(target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat before {}, now {};
+  if (!here.valid() || ::fstat(pinned, &before) != 0 || ::fstat(here.get(), &now) != 0 ||
+      before.st_dev != now.st_dev || before.st_ino != now.st_ino)
+    throw Error(std::string("the ") + what + " changed while the session was being set up",
+                "launch again; nothing ran and the workspace was not touched");
+  return here;
+}
+
+void configure(int fs, unsigned command, const char* key, const char* value) {
+  if (::syscall(SYS_fsconfig, fs, command, key, value, 0) != 0)
+    throw Error(errno_text(std::string("configuring the review overlay (") + (key ? key : "create") + ")", errno),
+                "review mode needs overlayfs in a user namespace (Linux 5.11 or newer); use [workspace] mode = "
+                "\"direct\" on this host");
+}
+
+}  // namespace
+
+UniqueFd mount_review_overlay(const OverlayLayers& layers) {
+  UniqueFd lower = reach_again(layers.workspace_fd, "workspace");
+  UniqueFd upper = reach_again(layers.upper_fd, "review's upper layer");
+  UniqueFd work = reach_again(layers.work_fd, "review's work directory");
+  UniqueFd fs(static_cast<int>(::syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC)));
+  if (!fs.valid())
+    throw Error(errno_text("opening overlayfs for the review overlay", errno),
+                "review mode needs overlayfs (modprobe overlay); use [workspace] mode = \"direct\" on this host");
+  configure(fs.get(), FSCONFIG_SET_STRING, "lowerdir", fd_path(lower.get()).c_str());
+  configure(fs.get(), FSCONFIG_SET_STRING, "upperdir", fd_path(upper.get()).c_str());
+  configure(fs.get(), FSCONFIG_SET_STRING, "workdir", fd_path(work.get()).c_str());
+  if (layers.user_xattr) configure(fs.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr);
+  configure(fs.get(), FSCONFIG_SET_STRING, "redirect_dir", "nofollow");
+  configure(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr);
+  UniqueFd root(static_cast<int>(::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC, 0)));
+  if (!root.valid()) throw Error(errno_text("mounting the review overlay", errno), "nothing ran");
+  // Onto the pinned workspace directory itself: no path lookup between the check and the mount.
+  if (::syscall(SYS_move_mount, root.get(), "", lower.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+      0)
+    throw Error(errno_text("attaching the review overlay over the workspace", errno), "nothing ran");
+  return root;
+}
+
+}  // namespace cordon::review

@@ -1,0 +1,36 @@
+// Review mode's workspace: an overlay whose lower layer is the host workspace (never written)
+// and whose upper layer is cordon's own, per session, in its state directory. Mounted in the
+// session's mount namespace (process/session_init.h) just before bwrap, attached onto the
+// pinned workspace directory, so bwrap's --bind-fd of the workspace binds the overlay.
+//
+// Why this shape (measured on kernel 6.18 with bwrap 0.8):
+// - bwrap's --bind-fd resolves the descriptor to a path in its own mount namespace and checks
+//   the result's device and inode: an overlay mounted in another namespace cannot be handed
+//   over; it has to be on the workspace path in the namespace bwrap runs in.
+// - overlayfs takes private clones of its layers and refuses mounts of another mount
+//   namespace, so each pinned directory is reached again in this one and checked to be the
+//   same directory (device and inode) before it is used.
+// - The new mount API (fsopen, fsconfig, fsmount, move_mount) attaches the overlay onto the
+//   pinned directory itself: no path is looked up between the check and the mount.
+// - An unprivileged user's overlay uses user.* xattrs (userxattr), which forbids following
+//   redirects: redirect_dir=nofollow for everyone, so a renamed directory is copied up whole
+//   and the upper layer reads without redirects.
+#pragma once
+
+#include "common/unique_fd.h"
+
+namespace cordon::review {
+
+struct OverlayLayers {
+  int workspace_fd = -1;  // the host workspace, O_PATH, opened before the fork
+  int upper_fd = -1;      // the session's upper layer, O_PATH
+  int work_fd = -1;       // overlayfs's work directory (same filesystem as upper), O_PATH
+  bool user_xattr = true;  // false for root in the initial user namespace (trusted.* xattrs)
+};
+
+// In the session's mount namespace (after unshare and MS_PRIVATE): mounts the overlay onto the
+// workspace directory and returns the overlay's root, for bwrap's --bind-fd. Throws
+// cordon::Error (what + fix) when a layer changed since it was opened or the kernel refuses.
+UniqueFd mount_review_overlay(const OverlayLayers& layers);
+
+}  // namespace cordon::review
