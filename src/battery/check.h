@@ -90,5 +90,6 @@ Outcome check_agent_control(const Context&);     // 32
 Outcome check_private_terminal(const Context&);  // 28
 Outcome check_footholds_ro(const Context&);      // 29
 Outcome check_landlock(const Context&);          // 33
+Outcome check_review_overlay(const Context&);    // 34
 
 }  // namespace cordon::battery

@@ -61,6 +61,9 @@ const std::vector<CheckSpec>& all_checks() {
        check_agent_control},
       {"33", "second filesystem layer", "filesystem_confinement",
        "Landlock ruleset from the plan (libexec/cordon-landlock before the command)", check_landlock},
+      {"34", "review workspace is an overlay", "workspace_review",
+       "[workspace] mode = \"review\": overlayfs over the host tree, the upper layer in cordon's state directory",
+       check_review_overlay},
   };
   return checks;
 }

@@ -99,6 +99,7 @@ Json intent_json(const SessionIntent& s) {
                  {"keep_read_only", bytes_array_json(s.home.keep_read_only)},
                  {"caches", bytes_array_json(s.home.caches)}};
   out["workspace"] = bytes_json(s.workspace);
+  out["workspace_mode"] = s.workspace_mode;
   out["writable"] = bytes_array_json(s.writable);
   out["filesystem"] = {{"view", bytes_json(s.filesystem.view)},
                        {"read", bytes_array_json(s.filesystem.read)},
@@ -136,6 +137,8 @@ SessionIntent intent_from_json(const Json& d) {
   s.home = {string_member(home, "path"), string_member(home, "account_path"),
             string_array_member(home, "keep_read_only"), string_array_member(home, "caches")};
   s.workspace = string_member(d, "workspace");
+  s.workspace_mode = string_member(d, "workspace_mode");
+  if (s.workspace_mode.empty()) s.workspace_mode = "direct";  // a session file from before review mode
   s.writable = string_array_member(d, "writable");
   const Json filesystem = member(d, "filesystem");
   s.filesystem = {string_member(filesystem, "view"), string_array_member(filesystem, "read"),

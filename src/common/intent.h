@@ -115,6 +115,9 @@ struct SessionIntent {
   AgentIntent agent;
   HomeIntent home;
   std::string workspace;
+  // "direct": the host's tree bound read-write; "review": an overlay whose writes land in
+  // cordon's upper layer until a person applies them (docs/review.md). Check 34 holds it.
+  std::string workspace_mode = "direct";
   std::vector<std::string> writable;  // host paths bound read-write
   FilesystemIntent filesystem;
   // Workspace paths bound read-only so host tools cannot be made to run planted code (git's

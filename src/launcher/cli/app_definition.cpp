@@ -171,6 +171,45 @@ void add_host_commands(CLI::App& app, Commands& c, const std::string& named) {
   c.doctor_cmd->footer(exit_rows_of("doctor"));
 }
 
+// Review mode's commands (docs/review.md): what a review-mode session changed, applied or thrown away.
+void add_review_commands(CLI::App& app, Commands& c, const std::string& named) {
+  auto wanted = [&](const char* name) { return named.empty() || named == name; };
+  auto add_session = [&](CLI::App* cmd) {
+    cmd->add_option("--session", c.review.session,
+                    "The review-mode session (default: the newest pending review of the workspace you are in)");
+  };
+  c.diff_cmd = app.add_subcommand("diff",
+                                  "Show what a review-mode session changed, as a patch, and the scan's findings");
+  if (wanted("diff")) {
+    add_session(c.diff_cmd);
+    c.diff_cmd->add_flag("--stat", c.review.stat, "A summary per file, like git diff --stat");
+    c.diff_cmd->add_flag("--name-status", c.review.name_status, "One line per file: A, M, D or T and its path");
+    c.diff_cmd->add_flag("--json", c.review.json, "One JSON document (format cordon-review-diff), findings included");
+    c.diff_cmd->add_option("--color", c.review.color, "auto (on a terminal), always or never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    c.diff_cmd->footer(exit_rows_of("diff"));
+  }
+  c.apply_cmd = app.add_subcommand("apply", "Write a review-mode session's changes into the host workspace");
+  if (wanted("apply")) {
+    add_session(c.apply_cmd);
+    c.apply_cmd
+        ->add_option("--accept", c.review.accept,
+                     "Accept one blocking finding by its id (as `cordon diff` lists it); repeat for each")
+        ->allow_extra_args(false);  // `--accept ID PATH`: PATH is a path, not a second id
+    c.apply_cmd->add_flag("--dry-run", c.review.dry_run, "Show what would be applied; write nothing");
+    c.apply_cmd->add_flag("--interactive", c.review.interactive, "Ask for each change on the terminal");
+    c.apply_cmd->add_option("paths", c.review.paths,
+                            "Only these paths (relative to the workspace) and what is below them");
+    c.apply_cmd->footer(exit_rows_of("apply"));
+  }
+  c.discard_cmd = app.add_subcommand("discard",
+                                     "Throw away a review-mode session's changes (the host tree is untouched)");
+  if (wanted("discard")) {
+    add_session(c.discard_cmd);
+    c.discard_cmd->footer(exit_rows_of("discard"));
+  }
+}
+
 // `cordon --help`'s footer: the whole exit table, and where the installed documentation is
 // (README.md and docs/ under share/doc/cordon; a build tree has none).
 std::string help_footer() {
@@ -192,6 +231,7 @@ void define_cordon_app(CLI::App& app, Commands& c, const std::string& named) {
                  std::string("TEST BUILD ONLY: another configuration file (a release reads only ") +
                      build::kConfigPath + "; battery check 18 FAILs on another path)");
   add_session_commands(app, c, named);
+  add_review_commands(app, c, named);
   add_host_commands(app, c, named);
   app.footer(help_footer);
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/build_config.h"
+#include "launcher/commands/review_command.h"
 #include "launcher/commands/verify.h"
 #include "launcher/plan/session_options.h"
 
@@ -26,6 +27,8 @@ struct Commands {
   bool transcript_raw = false;
   std::optional<long long> prune_keep, prune_keep_days;
   bool doctor_json = false;
+  ReviewOptions review;  // diff, apply, discard
+  CLI::App *diff_cmd{}, *apply_cmd{}, *discard_cmd{};
   CLI::App *run_cmd{}, *argv_cmd{}, *verify_cmd{}, *status_cmd{}, *shim_cmd{}, *shim_install_cmd{}, *shim_remove_cmd{},
       *sessions_cmd{}, *doctor_cmd{}, *sessions_list_cmd{}, *sessions_gc_cmd{}, *sessions_prune_cmd{},
       *sessions_transcript_cmd{}, *setup_user_cmd{};

@@ -16,6 +16,7 @@
 #include "common/text.h"
 #include "launcher/cli/app_definition.h"
 #include "launcher/commands/argv.h"
+#include "launcher/commands/review_command.h"
 #include "launcher/commands/doctor.h"
 #include "launcher/commands/setup_user.h"
 #include "launcher/commands/shim.h"
@@ -92,6 +93,12 @@ int dispatch(Commands& c, std::optional<TerminationSignalsBlocked>& blocked) {
   if (*c.argv_cmd) {
     print_argv(plan_for(config, facts_for(config, c.argv), c.argv), c.argv.json);
     return kExitSuccess;
+  }
+  if (*c.diff_cmd || *c.apply_cmd || *c.discard_cmd) {
+    const std::string dir = sessions_dir(facts_for(config, {}));
+    if (*c.diff_cmd) return review_diff_command(dir, config, c.review);
+    if (*c.apply_cmd) return review_apply_command(dir, config, c.review);
+    return review_discard_command(dir, c.review);
   }
   if (*c.sessions_cmd) {
     std::string dir = sessions_dir(facts_for(config, {}));

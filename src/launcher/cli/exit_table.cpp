@@ -81,6 +81,16 @@ const std::vector<ExitGroup>& exit_table() {
        {{n(kExitSuccess), "no FAIL row (WARN rows allowed)"},
         {n(kExitChecksFailed), "at least one FAIL row"},
         {n(kExitConfigError), "invalid configuration (reported as a FAIL row too) or usage"}}},
+      {"cordon diff, apply, discard",
+       {"diff", "apply", "discard"},
+       {{n(kExitSuccess), "done (apply: every change asked for was applied, or nothing was pending)"},
+        {n(kExitChecksFailed),
+         "apply refused (a blocking finding not accepted, a conflict with the host tree, the session still "
+         "running; nothing was written), or some changes could not be applied (named; the rest landed)"},
+        {n(kExitConfigError),
+         "invalid configuration or usage: no such pending review (the ones it could mean are named), an unknown "
+         "finding id, a path the review does not change"},
+        {n(kExitLaunchRefused), "any other failure (the workspace moved or was replaced: nothing was written)"}}},
       {"cordon status, argv, shim, sessions",
        {"status", "argv", "shim", "sessions"},
        {{n(kExitSuccess), "done"},

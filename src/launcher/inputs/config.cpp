@@ -205,6 +205,8 @@ constexpr std::string_view kNetworkKeys[] = {"mode",  "egress_jail", "allow_ip",
 constexpr std::string_view kLimitsOwnKeys[] = {"best_effort"};  // besides one key per limit (common/limit_keys.h)
 constexpr std::string_view kTerminalKeys[] = {"private", "pass", "filter_pipes"};
 constexpr std::string_view kRecordsKeys[] = {"keep", "keep_days", "export", "transcript", "transcript_max_bytes"};
+constexpr std::string_view kReviewKeys[] = {"size_cap_bytes", "scope", "secrets"};
+constexpr std::string_view kReviewSecretKeys[] = {"name", "prefix", "charset", "min_length", "max_length"};
 constexpr std::string_view kSandboxKeys[] = {"landlock"};
 
 AgentProfile parse_agent(const Origin& o, const std::string& name, const toml::table& t) {
@@ -440,6 +442,42 @@ void apply_agents(const Origin& o, const toml::table& t, Config& c) {
   }
 }
 
+// [review] secrets: an array of tables, each a token rule (review/review_scan.h).
+ReviewTokenRule parse_secret_rule(const Origin& o, const toml::node& item, const std::string& key) {
+  const toml::table& t = as_table(o, item, key);
+  only_keys(o, t, key, kReviewSecretKeys);
+  ReviewTokenRule rule;
+  for (auto [name, field] : {std::pair{"name", &rule.name}, {"prefix", &rule.prefix}, {"charset", &rule.charset}}) {
+    const toml::node* n = t.get(name);
+    if (!n) fail(o, item, key + "." + name, "is required");
+    *field = as_string(o, *n, key + "." + name);
+    if (field->empty()) fail(o, *n, key + "." + name, "must not be empty");
+  }
+  if (rule.prefix.size() < 3)
+    fail(o, *t.get("prefix"), key + ".prefix", "must be at least 3 bytes (a shorter one matches everywhere)");
+  if (auto* n = t.get("min_length")) rule.min_length = as_non_negative(o, *n, key + ".min_length");
+  if (auto* n = t.get("max_length")) rule.max_length = as_non_negative(o, *n, key + ".max_length");
+  if (rule.min_length < 1 || rule.max_length < rule.min_length || rule.max_length > 4096)
+    fail(o, item, key, "needs 1 <= min_length <= max_length <= 4096");
+  return rule;
+}
+
+void apply_review(const Origin& o, const toml::table& t, ReviewConfig& c) {
+  if (auto* v = t.get("size_cap_bytes")) c.size_cap_bytes = as_non_negative(o, *v, "review.size_cap_bytes");
+  if (auto* v = t.get("scope"))
+    c.scope = as_string_list(o, *v, "review.scope",
+                             [](const Origin& o, const toml::node& n, const std::string& key, const std::string& glob) {
+                               if (glob.empty() || glob[0] == '/')
+                                 fail(o, n, key, "\"" + glob + "\" must be a glob relative to the workspace");
+                             });
+  if (auto* v = t.get("secrets")) {
+    if (!v->is_array()) fail(o, *v, "review.secrets", "expected an array of tables, found " + type_name(*v));
+    o.note("review.secrets", *v);
+    for (const toml::node& item : *v->as_array())
+      c.secrets.push_back(parse_secret_rule(o, item, config_item_key("review.secrets", c.secrets.size())));
+  }
+}
+
 struct SchemaSection {
   const char* name;
   // The section's own keys; empty for a section whose keys are names (limits, agents), which
@@ -463,6 +501,7 @@ constexpr SchemaSection kSections[] = {
     {"terminal", kTerminalKeys,
      [](const Origin& o, const toml::table& t, Config& c) { apply_terminal(o, t, c.terminal); }},
     {"records", kRecordsKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_records(o, t, c.records); }},
+    {"review", kReviewKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_review(o, t, c.review); }},
     {"sandbox", kSandboxKeys, [](const Origin& o, const toml::table& t, Config& c) { apply_sandbox(o, t, c.sandbox); }},
     {"agents", {}, apply_agents},
 };

@@ -145,6 +145,20 @@ struct RecordsConfig {
   long long transcript_max_bytes = 16LL << 20;  // per session; past it chunks are dropped and counted
 };
 
+// [review]: the scan every review-mode diff goes through before `cordon apply`
+// (launcher/review/review_scan.h). Adds to the shipped rules, never replaces them.
+struct ReviewTokenRule {
+  std::string name;     // the finding's rule name
+  std::string prefix;   // literal bytes the token starts with
+  std::string charset;  // what follows: characters and ranges, "A-Za-z0-9_-"
+  long long min_length = 16, max_length = 256;  // of the part after the prefix
+};
+struct ReviewConfig {
+  long long size_cap_bytes = 10LL << 20;  // a changed file over it is a scope finding
+  std::vector<std::string> scope;         // more scope globs (fnmatch on the workspace-relative path)
+  std::vector<ReviewTokenRule> secrets;   // more secret token rules
+};
+
 // [sandbox] landlock: the second filesystem layer (launcher/landlock/ruleset_plan.h). "auto"
 // applies what the kernel has and records what it lacks; "required" refuses to launch without a
 // usable Landlock; "off" applies nothing, and every record says the session had one layer.
@@ -189,6 +203,7 @@ struct Config {
   LimitsConfig limits;
   TerminalConfig terminal;
   RecordsConfig records;
+  ReviewConfig review;
   SandboxConfig sandbox;
   // [agents.NAME]
   std::map<std::string, AgentProfile> agents;

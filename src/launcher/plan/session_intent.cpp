@@ -21,6 +21,7 @@ SessionIntent describe_session(const Config& config, const AgentProfile& profile
   s.home.path = f.home;
   s.home.account_path = f.account_home;
   s.workspace = f.workspace;
+  s.workspace_mode = workspace.review ? "review" : "direct";
   s.writable = writable;
   s.filesystem.view = config.filesystem.view == RootView::System ? "system" : "host";
   s.filesystem.tmpfs_size_bytes = config.filesystem.tmpfs_size_bytes;

@@ -190,6 +190,9 @@ const Weakening kWeakenings[] = {
     // The pty is made and relayed, but the sandbox's streams stay the operator's terminal.
     {"shared-terminal", [](SandboxSections& s) { s.terminal.plan.attach = false; }},
     // The workspace's git config, hooks and protect entries stay writable (workspace/footholds.h).
+    // Review mode's overlay left out: the host tree bound read-write while the session file
+    // says "review" (check 34 FAILs, probe 95 ESCAPEs).
+    {"review-direct", [](SandboxSections& s) { s.workspace.review = false; }},
     {"writable-footholds", [](SandboxSections& s) { remove_mounts(s.filesystem.mounts, MountRole::Foothold); }},
     // The agent's control entries stay as writable as the state directory they lie in.
     {"writable-agent-control", [](SandboxSections& s) { remove_mounts(s.filesystem.mounts, MountRole::Control); }},

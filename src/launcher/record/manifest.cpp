@@ -136,6 +136,9 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"agent", bytes_json(plan.agent)},
       {"command", bytes_array_json(plan.command)},
       {"workspace", bytes_json(plan.workspace)},
+      {"workspace_mode", plan.intent.workspace_mode},
+      // Review mode: the session's upper layer and base (STATE/reviews/ID), null in direct mode.
+      {"review_dir", plan.workspace_plan.review ? bytes_json(plan.workspace_plan.review_dir) : Json(nullptr)},
       {"writable", bytes_array_json(plan.writable)},
       {"workspace_protected", bytes_array_json(plan.intent.workspace_protected)},
       {"workspace_protect_absent", bytes_array_json(plan.intent.workspace_protect_absent)},

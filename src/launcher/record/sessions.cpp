@@ -11,6 +11,7 @@
 #include "common/print.h"
 #include "common/text.h"
 #include "launcher/record/record_file.h"
+#include "launcher/record/review_store.h"
 #include "launcher/record/session_state.h"
 #include "launcher/record/sweep.h"
 
@@ -27,6 +28,7 @@ struct SessionView {
   std::optional<long long> exit_code;  // the command's status once known
   ParsedRecord record;
   std::string problem;  // why the record or its state could not be read
+  std::string review;   // review mode: "3 pending" until applied or discarded; "" otherwise
 };
 
 // What the record and its state file say, together. A state file wins while it exists: the
@@ -34,6 +36,7 @@ struct SessionView {
 SessionView view_of(const std::string& dir, const std::string& id) {
   SessionView v;
   v.id = id;
+  v.review = review::pending_summary(dir, id);
   std::optional<std::string> text = read_record(dir + "/" + id + ".json", &v.problem);
   if (text) v.record = parse_record(*text);
   ReceiptNote note;
@@ -113,7 +116,8 @@ Json json_of(const SessionView& v) {
           {"started", member("started")},
           {"agent", member("agent")},
           {"workspace", member("workspace")},
-          {"problem", v.problem.empty() ? Json(nullptr) : bytes_json(v.problem)}};
+          {"problem", v.problem.empty() ? Json(nullptr) : bytes_json(v.problem)},
+          {"review", v.review.empty() ? Json(nullptr) : Json(v.review)}};
 }
 
 }  // namespace
@@ -133,14 +137,15 @@ int print_sessions_list(const std::string& dir, bool json) {
     return 0;
   }
   // EXIT is the command's own status (cordon verify maps the battery's and the probe's to its own).
-  printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-40s %s\n", "SESSION", "STARTED", "TOOK", "STATE", "EXIT", "AGENT",
-             "COMMAND", "WORKSPACE");
+  printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-12s %-40s %s\n", "SESSION", "STARTED", "TOOK", "STATE", "EXIT",
+             "AGENT", "REVIEW", "COMMAND", "WORKSPACE");
   for (const auto& id : ids) {
     SessionView v = view_of(dir, id);
     std::string exit = v.exit_code ? std::to_string(*v.exit_code) : "-";
-    printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-40s %s\n", terminal_safe(id).c_str(),
+    printf_out("%-26s %-20s %-8s %-14s %-6s %-10s %-12s %-40s %s\n", terminal_safe(id).c_str(),
                shown_member(v, "started").c_str(), shown_duration(v).c_str(), v.state.c_str(), exit.c_str(),
-               shown_member(v, "agent").c_str(), shown_command(v).c_str(), shown_member(v, "workspace").c_str());
+               shown_member(v, "agent").c_str(), v.review.empty() ? "-" : v.review.c_str(), shown_command(v).c_str(),
+               shown_member(v, "workspace").c_str());
   }
   return 0;
 }
@@ -171,8 +176,12 @@ int run_sessions_gc(const std::string& dir, const RecordExport& exporter) {
 }
 
 int run_sessions_prune(const std::string& dir, long long keep, long long keep_days) {
-  std::vector<std::string> removed = prune_records(dir, keep, keep_days);
+  std::vector<std::string> kept;
+  std::vector<std::string> removed = prune_records(dir, keep, keep_days, &kept);
   for (const auto& id : removed) print_out("removed " + terminal_safe(id) + "\n");
+  for (const auto& id : kept)
+    print_out("kept " + terminal_safe(id) + ": its review is pending (cordon apply or cordon discard --session " +
+              terminal_safe(id) + ")\n");
   printf_out("pruned %zu record(s) in %s (keep %lld, keep_days %lld)\n", removed.size(), terminal_safe(dir).c_str(),
              keep, keep_days);
   return 0;

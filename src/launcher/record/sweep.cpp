@@ -267,7 +267,8 @@ bool prune_due(const std::string& dir) {
   return true;
 }
 
-std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days) {
+std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days,
+                                       std::vector<std::string>* kept_for_review) {
   std::vector<std::string> ids = session_ids(dir, ".json");
   std::vector<std::string> removed;
   // The id's UTC stamp is its age: "YYYYMMDDTHHMMSSZ" sorts like the time it names.
@@ -280,6 +281,10 @@ std::vector<std::string> prune_records(const std::string& dir, long long keep, l
     if (!too_many && !too_old) break;  // the rest are younger
     struct stat st {};
     if (::lstat(state_file_path(dir, id).c_str(), &st) == 0) continue;  // running or unswept: kept
+    if (::lstat(review_dir(dir, id).c_str(), &st) == 0) {  // a review not yet applied or discarded
+      if (kept_for_review) kept_for_review->push_back(id);
+      continue;
+    }
     if (::unlink((dir + "/" + id + ".json").c_str()) == 0) {
       ::unlink(transcript_path(dir, id).c_str());  // retention covers the transcript
       removed.push_back(id);

@@ -42,7 +42,9 @@ bool prune_due(const std::string& dir);
 
 // Removes the oldest ended records beyond `keep`, and those older than `keep_days` days (0: no
 // age bound). A record with a state file (running, or crashed and not swept) is never removed.
-// Returns the removed ids.
-std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days);
+// Nor is one with a review (STATE/reviews/ID, review mode): its changes wait for a person's
+// `cordon apply` or `cordon discard`; such ids go to *kept_for_review. Returns the removed ids.
+std::vector<std::string> prune_records(const std::string& dir, long long keep, long long keep_days,
+                                       std::vector<std::string>* kept_for_review = nullptr);
 
 }  // namespace cordon

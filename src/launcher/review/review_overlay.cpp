@@ -23,9 +23,10 @@ UniqueFd reach_again(int pinned, const char* what) {
   if (n <= 0) throw Error(errno_text(std::string("reading the path of the ") + what, errno), "nothing ran");
   target[n] = '\0';
   UniqueFd here(::open(target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat before {}, now {};
-  if (!here.valid() || ::fstat(pinned, &before) != 0 || ::fstat(here.get(), &now) != 0 ||
-      before.st_dev != now.st_dev || before.st_ino != now.st_ino)
+  struct stat before {
+  }, now{};
+  if (!here.valid() || ::fstat(pinned, &before) != 0 || ::fstat(here.get(), &now) != 0 || before.st_dev != now.st_dev ||
+      before.st_ino != now.st_ino)
     throw Error(std::string("the ") + what + " changed while the session was being set up",
                 "launch again; nothing ran and the workspace was not touched");
   return here;
@@ -53,6 +54,9 @@ UniqueFd mount_review_overlay(const OverlayLayers& layers) {
   configure(fs.get(), FSCONFIG_SET_STRING, "workdir", fd_path(work.get()).c_str());
   if (layers.user_xattr) configure(fs.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr);
   configure(fs.get(), FSCONFIG_SET_STRING, "redirect_dir", "nofollow");
+  // Every changed file's data in the upper layer (a module default may turn metacopy on):
+  // diff and apply read the upper layer alone, and refuse a metacopy file they find in it.
+  configure(fs.get(), FSCONFIG_SET_STRING, "metacopy", "off");
   configure(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr);
   UniqueFd root(static_cast<int>(::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC, 0)));
   if (!root.valid()) throw Error(errno_text("mounting the review overlay", errno), "nothing ran");
@@ -61,6 +65,14 @@ UniqueFd mount_review_overlay(const OverlayLayers& layers) {
       0)
     throw Error(errno_text("attaching the review overlay over the workspace", errno), "nothing ran");
   return root;
+}
+
+void record_overlay_xattrs(int review_dir_fd, bool user_xattr) {
+  UniqueFd file(
+      ::openat(review_dir_fd, kOverlayXattrsFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const std::string text = user_xattr ? "user\n" : "trusted\n";
+  if (!file.valid() || ::write(file.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    throw Error(errno_text("recording the review overlay's xattr namespace", errno), "nothing ran");
 }
 
 }  // namespace cordon::review

@@ -22,9 +22,9 @@
 namespace cordon::review {
 
 struct OverlayLayers {
-  int workspace_fd = -1;  // the host workspace, O_PATH, opened before the fork
-  int upper_fd = -1;      // the session's upper layer, O_PATH
-  int work_fd = -1;       // overlayfs's work directory (same filesystem as upper), O_PATH
+  int workspace_fd = -1;   // the host workspace, O_PATH, opened before the fork
+  int upper_fd = -1;       // the session's upper layer, O_PATH
+  int work_fd = -1;        // overlayfs's work directory (same filesystem as upper), O_PATH
   bool user_xattr = true;  // false for root in the initial user namespace (trusted.* xattrs)
 };
 
@@ -32,5 +32,10 @@ struct OverlayLayers {
 // workspace directory and returns the overlay's root, for bwrap's --bind-fd. Throws
 // cordon::Error (what + fix) when a layer changed since it was opened or the kernel refuses.
 UniqueFd mount_review_overlay(const OverlayLayers& layers);
+
+// Writes "user" or "trusted" to the review directory's `overlay-xattrs` (kOverlayXattrsFile),
+// made new: what review_base.h's reader gives diff and apply. Throws cordon::Error.
+inline constexpr const char* kOverlayXattrsFile = "overlay-xattrs";
+void record_overlay_xattrs(int review_dir_fd, bool user_xattr);
 
 }  // namespace cordon::review

@@ -2,12 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,15 +24,17 @@
 
 #include "common/error.h"
 #include "common/memfd.h"
+#include "common/mountinfo.h"
 #include "common/seccomp_compile.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
 #include "launcher/fs/bound_paths.h"
-#include "launcher/review/review_overlay.h"
 #include "launcher/process/child_process.h"
 #include "launcher/process/exec_setup.h"
 #include "launcher/process/session_init.h"
 #include "launcher/process/spared_children.h"
+#include "launcher/review/review_base.h"
+#include "launcher/review/review_overlay.h"
 #include "launcher/run/bwrap_status.h"
 #include "launcher/run/signals.h"
 #include "launcher/terminal/output_pipes.h"
@@ -166,24 +168,42 @@ struct Descriptors {
   UniqueFd gate_read, gate_write;      // the command gate (plan.command_gate): bwrap's --block-fd
   // Review mode: the upper layer and overlayfs's work directory, made and opened before the
   // fork, and which placement is the workspace's (its source becomes the overlay's root).
-  UniqueFd review_upper, review_work;
+  UniqueFd review_upper, review_work, review_dir;
   int workspace_placement = -1;
   std::vector<Placement> placements;
 };
 
 // Review mode's layers: STATE/reviews/ID/{upper,work}, each made 0700 by this launcher (an
-// existing one is refused: a session's layers are its own) and opened without following links.
-void make_review_layers(const std::string& dir, Descriptors& d) {
+// existing one is refused: a session's layers are its own) and opened without following links,
+// and the base the session starts from (review/review_base.h) written beside them before the
+// overlay exists, so no write of the session's can precede it.
+void make_review_layers(const SandboxPlan& plan, int workspace_fd, Descriptors& d) {
+  const std::string& dir = plan.workspace_plan.review_dir;
+  // overlayfs shows its lower layer's own directories, not what is mounted on them: a mount
+  // inside the workspace would look empty (or stale) inside, and apply could not see it.
+  MountTable mounts(parse_mountinfo(read_text_file("/proc/self/mountinfo")));
+  for (const Mount* below : mounts.mounts_below(plan.workspace_plan.path))
+    throw Error("review mode cannot show the mount at " + terminal_safe(below->mount_point) +
+                    " inside the workspace (an overlay's lower layer hides what is mounted in it)",
+                "unmount it, choose a workspace without mounts in it, or use [workspace] mode = \"direct\"");
   const std::string reviews = dir.substr(0, dir.rfind('/'));
   if (::mkdir(reviews.c_str(), 0700) != 0 && errno != EEXIST)
     throw Error(errno_text("making " + terminal_safe(reviews), errno), "nothing ran");
   for (const std::string& made : {dir, dir + "/upper", dir + "/work"})
     if (::mkdir(made.c_str(), 0700) != 0)
       throw Error(errno_text("making the review layer " + terminal_safe(made), errno), "nothing ran");
+  d.review_dir = UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   d.review_upper = UniqueFd(::open((dir + "/upper").c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   d.review_work = UniqueFd(::open((dir + "/work").c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!d.review_upper.valid() || !d.review_work.valid())
     throw Error(errno_text("opening the review layers in " + terminal_safe(dir), errno), "nothing ran");
+  review::ReviewBase base = review::take_review_base(dir.substr(dir.rfind('/') + 1), plan.workspace_plan.path,
+                                                     workspace_fd);
+  base.masked_json = plan.workspace_plan.review_masked_json;
+  base.masked_key = plan.workspace_plan.review_masked_key;
+  UniqueFd file(::open((dir + "/base.json").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file.valid()) throw Error(errno_text("writing the review base in " + terminal_safe(dir), errno), "nothing ran");
+  write_all(file.get(), review::review_base_text(base), "the review base");
 }
 
 // In the child, in the session's mount namespace: the overlay onto the workspace, and its root
@@ -198,8 +218,11 @@ void mount_review_workspace(Descriptors& d) {
   unsigned long long inside = 1, outside = 1, count = 0;
   map >> inside >> outside >> count;
   layers.user_xattr = !(inside == 0 && outside == 0 && count == 4294967295ULL);  // not the initial namespace
-  static UniqueFd root;  // open until bwrap is exec'd
+  static UniqueFd root;                                                          // open until bwrap is exec'd
   root = review::mount_review_overlay(layers);
+  // Which xattrs overlayfs keeps its whiteouts' and opaque directories' marks in: diff and apply
+  // read only that namespace (a session can set user.overlay.* on a trusted.* overlay's files).
+  review::record_overlay_xattrs(d.review_dir.get(), layers.user_xattr);
   d.placements[static_cast<size_t>(d.workspace_placement)].source = root.get();
 }
 
@@ -227,7 +250,7 @@ void prepare_descriptors(const SandboxPlan& plan, Descriptors& d) {
   }
   if (plan.workspace_plan.review) {
     if (d.workspace_placement < 0) throw Error("review mode: the plan binds no workspace", "nothing ran");
-    make_review_layers(plan.workspace_plan.review_dir, d);
+    make_review_layers(plan, d.placements[static_cast<size_t>(d.workspace_placement)].source, d);
   }
   make_pipe(d.status_read, d.status_write);
   d.placements.push_back({d.status_write.get(), kStatusFd});

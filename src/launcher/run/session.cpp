@@ -24,6 +24,8 @@
 #include "launcher/record/sweep.h"
 #include "launcher/record/sweep_reach.h"
 #include "launcher/run/command_lookup.h"
+#include "launcher/review/review_policy.h"
+#include "launcher/run/review_session.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/settings_notice.h"
 #include "launcher/workspace/repositories.h"
@@ -221,7 +223,13 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
   name_transcript(plan, sessions_dir(facts), id);
-  if (plan.workspace_plan.review) plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
+  if (plan.workspace_plan.review) {
+    plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
+    std::vector<std::string> passed;
+    for (const auto& [name, value] : plan.env) passed.push_back(name);
+    std::tie(plan.workspace_plan.review_masked_json, plan.workspace_plan.review_masked_key) =
+        review::masked_values_json(facts.env, passed);
+  }
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan
@@ -252,6 +260,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     audit_workspace();
     if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
       print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
+    finish_review(plan.workspace_plan.review_dir, record.id());
     throw;
   }
   record_egress(network, config.network.user_allow, sessions_dir(facts), record.id(), receipt);
@@ -264,6 +273,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
     print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) +
               " (the command's exit status is returned)\n");
+  finish_review(plan.workspace_plan.review_dir, record.id());
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   if (auto profile = config.agents.find(plan.agent); profile != config.agents.end() && receipt.outcome.command_ran)
     notice_read_only_settings(sessions_dir(facts), profile->second, facts.home, agent_binary(profile->second, facts),

@@ -1,0 +1,14 @@
+// The end of a review-mode session, launcher side: an upper layer the session left empty (or a
+// launch refused before its base was written) is removed at once; one holding changes stays
+// for `cordon diff` / `cordon apply` / `cordon discard`, and the person is told so.
+#pragma once
+
+#include <string>
+
+namespace cordon {
+
+// `review_dir` is the session's STATE/reviews/ID (workspace/workspace_plan.h). Never throws:
+// a review that cannot be read is kept and named, never removed.
+void finish_review(const std::string& review_dir, const std::string& id);
+
+}  // namespace cordon
