@@ -74,5 +74,6 @@ std::vector<ProbeDef> process_probes();
 std::vector<ProbeDef> terminal_probes();
 std::vector<ProbeDef> kernel_probes();
 std::vector<ProbeDef> credential_probes();
+std::vector<ProbeDef> review_probes();
 
 }  // namespace cordon::probe

@@ -54,7 +54,7 @@ const std::vector<ProbeDef>& all_probes() {
   static const std::vector<ProbeDef> probes = [] {
     std::vector<ProbeDef> all;
     for (auto part : {egress_probes(), policy_probes(), filesystem_probes(), foothold_probes(), privilege_probes(),
-                      process_probes(), terminal_probes(), kernel_probes(), credential_probes()})
+                      process_probes(), terminal_probes(), kernel_probes(), credential_probes(), review_probes()})
       all.insert(all.end(), part.begin(), part.end());
     std::sort(all.begin(), all.end(), [](const ProbeDef& a, const ProbeDef& b) { return std::strcmp(a.id, b.id) < 0; });
     return all;

@@ -1,6 +1,6 @@
 """Run by a real agent's shell tool, inside cordon's sandbox (tests/integration/agents_test.cpp).
 
-  python3 agent_evidence.py inside|writes AGENT NONCE
+  python3 agent_evidence.py inside|writes|review AGENT NONCE
 
 Writes evidence-MODE.json in the current directory (the workspace) and prints
 "CORDON-EVIDENCE NONCE" for the model API's log.
@@ -11,6 +11,9 @@ Writes evidence-MODE.json in the current directory (the workspace) and prints
   writes      what each write to the agent's control entries and executables did, and for
               Claude Code the write of control keys (an MCP server, a granted tool) into
               ~/.claude.json, a state file
+  review      what `inside` says plus the session's workspace mode, and beside it
+              agent_settings.py holding a GitHub-token-shaped string (REVIEW_TOKEN): the
+              planted secret cordon's review scan must block until a person accepts it
 
   control     the agent's settings, instructions, hooks, commands, plugins, the code it runs:
               append a marker to a file, replace it by rename, create one that is missing, plant
@@ -31,6 +34,10 @@ import shutil
 import sys
 
 MARKER = "CORDON-PLANTED"
+# Shaped like a GitHub personal access token ("ghp_" and 36 letters or digits), a token of
+# nobody's; split here so the repository holds no whole token-shaped string.
+REVIEW_TOKEN = "ghp_" + "cordon" + "0123456789" * 3
+REVIEW_SECRET_FILE = "agent_settings.py"
 
 # The control entries the launcher says it bound read-only (the test holds that list to the
 # shipped one, common/agent_control.cpp).
@@ -163,7 +170,7 @@ def executables(agent):
 def main():
     mode, agent, nonce = sys.argv[1], sys.argv[2], sys.argv[3]
     home = os.environ["HOME"]
-    if mode == "inside":
+    if mode in ("inside", "review"):
         evidence = {
             "uid": os.getuid(),
             "ns": {n: os.readlink("/proc/self/ns/" + n) for n in ("user", "pid", "net")},
@@ -176,6 +183,10 @@ def main():
         }
         for directory, existing in STATE[agent]:
             evidence["state"].update(probe_state(home, directory, existing))
+        if mode == "review":
+            evidence["workspace_mode"] = json.load(open("/run/cordon/session")).get("workspace_mode", "")
+            with open(REVIEW_SECRET_FILE, "w") as f:
+                f.write('GITHUB_TOKEN = "%s"  # planted by the agent test (%s)\n' % (REVIEW_TOKEN, nonce))
     else:
         evidence = {"control": {e: probe_control(home, e) for e in control_entries()},
                     "executables": executables(agent)}

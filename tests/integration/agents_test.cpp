@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -24,6 +25,7 @@
 
 #include "common/agent_control.h"
 #include "common/json_codec.h"
+#include "common/sha256.h"
 #include "jail_world.h"
 #include "support.h"
 
@@ -253,6 +255,34 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
     e = *evidence;
   }
 
+  // `cordon diff|apply|discard ARGS` as this test's identity, from the workspace, in the fake
+  // host like every launch (they send nothing; the world keeps it that way) and with the same
+  // private state directory: stdout in `output`, stderr in `*err`.
+  CommandResult review_command(const std::string& args, std::string* err) const {
+    const std::string err_path = world->dir + "/scripts/review-" + nonce("stderr");
+    const std::string as = who_ == As::User ? std::string("runuser -u ") + NetWorld::kUser + " -- " : "";
+    CommandResult r = run_shell("cd " + workspace_ + " && ip netns exec " + world->host_ns + " " + as +
+                                "env -i PATH=/usr/bin:/bin HOME=" + home_ + " CORDON_TEST_STATE_DIR=" +
+                                world->state_dir + " " + world->cordon + " --config " + world->dir +
+                                "/cfg/agents.toml " + args + " 2>" + err_path);
+    *err = read_file(err_path);
+    return r;
+  }
+  // Where cordon keeps this identity's records and reviews under the world's state directory.
+  std::string state_of_identity() const { return world->state_dir + "/" + std::to_string(uid_); }
+  // The ids of the sessions recorded for this test's workspace.
+  std::set<std::string> session_ids() const {
+    std::set<std::string> ids;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(state_of_identity() + "/sessions", ec)) {
+      if (e.path().extension() != ".json") continue;
+      std::vector<Json> lines = record_lines(e.path().string());
+      if (!lines.empty() && lines[0].contains("workspace") && bytes_from_json(lines[0]["workspace"]) == workspace_)
+        ids.insert(e.path().stem().string());
+    }
+    return ids;
+  }
+
   const AgentCase* agent_ = nullptr;
   As who_ = As::Root;
   uid_t uid_ = 0;
@@ -383,6 +413,109 @@ TEST_P(Agents, WithoutTheReadOnlyBindsTheSameWritesReachTheHost) {
   }
   const std::string settings = home_ + "/" + agent_->control.front();  // the agent's settings file
   EXPECT_TRUE(has(read_file(settings), "CORDON-PLANTED")) << settings;
+}
+
+// The workspace's tree as text: each entry's relative path, mode, owner and content (or target).
+std::string tree_of(const std::string& root) {
+  std::map<std::string, std::string> entries;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it) {
+    struct stat st {};
+    ::lstat(it->path().c_str(), &st);
+    std::string what = std::to_string(st.st_mode) + " " + std::to_string(st.st_uid) + " ";
+    if (S_ISREG(st.st_mode)) what += read_file(it->path());
+    else if (S_ISLNK(st.st_mode)) what += fs::read_symlink(it->path()).string();
+    entries[it->path().string().substr(root.size() + 1)] = what;
+  }
+  std::string out;
+  for (const auto& [path, what] : entries) out += path + " = " + what + "\n";
+  return out;
+}
+
+// Review mode under a real agent: the same one shell call as the first test, in a session
+// launched with `cordon run --review`; agent_evidence.py's review mode writes its evidence and,
+// beside it, agent_settings.py holding a GitHub-token-shaped string (the agent's own session
+// plants the secret). Nothing reaches the host tree: both files wait in the session's upper
+// layer, `cordon diff` lists them and its scan finds the token, which blocks `cordon apply`
+// (exit 1, nothing written) until it is accepted by id; then apply lands exactly the bytes
+// the diff showed, owned by the identity that ran the session.
+TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
+  const std::string name = agent_->name;
+  ASSERT_NO_FATAL_FAILURE(log_in());
+  const std::string host_before = tree_of(workspace_);
+  const std::set<std::string> ids_before = session_ids();
+
+  const std::string nonce_review = nonce("review");
+  const std::string command = "python3 agent_evidence.py review " + name + " " + nonce_review;
+  CommandResult run = session(agent_->first("Run this shell command: CORDON-RUN<<" + command + ">>"), "--review");
+  ASSERT_EQ(run.status, 0) << run.output << api_log_tail();
+  expect_round_trip(command, "CORDON-EVIDENCE " + nonce_review);
+
+  // The session's id: the one record this launch added for the workspace.
+  std::set<std::string> new_ids;
+  for (const std::string& id : session_ids())
+    if (!ids_before.count(id)) new_ids.insert(id);
+  ASSERT_EQ(new_ids.size(), 1u) << run.output;
+  const std::string id = *new_ids.begin();
+
+  // The host tree is as it was; the agent's files are in the review's upper layer.
+  EXPECT_EQ(tree_of(workspace_), host_before) << "review mode wrote into the host tree\n" << run.output;
+  const std::vector<std::string> written = {"agent_settings.py", "evidence-review.json"};
+  for (const std::string& file : written) EXPECT_FALSE(path_exists(workspace_ + "/" + file)) << file;
+  const std::string upper = state_of_identity() + "/reviews/" + id + "/upper";
+  std::map<std::string, std::string> staged;
+  for (const std::string& file : written) {
+    ASSERT_TRUE(path_exists(upper + "/" + file)) << upper << "/" << file << "\n" << run.output;
+    staged[file] = read_file(upper + "/" + file);
+  }
+  auto evidence = parse_json(staged["evidence-review.json"], nullptr);
+  ASSERT_TRUE(evidence.has_value()) << staged["evidence-review.json"];
+  EXPECT_EQ((*evidence)["workspace_mode"], "review");
+  EXPECT_EQ((*evidence)["uid"], uid_);
+  EXPECT_EQ((*evidence)["cwd"], workspace_);
+  EXPECT_EQ((*evidence)["profile"], name);
+  const std::string token = "ghp_" + std::string("cordon") + "012345678901234567890123456789";
+  EXPECT_TRUE(has(staged["agent_settings.py"], token)) << staged["agent_settings.py"];
+
+  std::string err;
+  CommandResult names = review_command("diff --session " + id + " --name-status", &err);
+  ASSERT_EQ(names.status, 0) << names.output << err;
+  EXPECT_EQ(names.output, "A\tagent_settings.py\nA\tevidence-review.json\n") << err;
+  EXPECT_TRUE(has(err, "github-token")) << err;
+
+  CommandResult json = review_command("diff --session " + id + " --json", &err);
+  ASSERT_EQ(json.status, 0) << json.output << err;
+  auto doc = parse_json(json.output, nullptr);
+  ASSERT_TRUE(doc.has_value()) << json.output;
+  EXPECT_EQ((*doc)["session"], id);
+  std::string finding;
+  for (const Json& f : (*doc)["findings"])
+    if (f["rule"] == "github-token" && f["path"] == "agent_settings.py" && f["blocks"] == true)
+      finding = f["id"].get<std::string>();
+  ASSERT_FALSE(finding.empty()) << "no blocking github-token finding: " << json.output;
+  std::map<std::string, std::string> shown;  // path -> sha256 of the content the diff shows
+  for (const Json& f : (*doc)["files"])
+    if (f.contains("sha256_after")) shown[bytes_from_json(f["path"])] = f["sha256_after"].get<std::string>();
+  for (const std::string& file : written) EXPECT_EQ(shown[file], sha256_hex(staged[file])) << file;
+
+  CommandResult refused = review_command("apply --session " + id, &err);
+  EXPECT_EQ(refused.status, 1) << refused.output << err;
+  EXPECT_TRUE(has(err, finding) && has(err, "github-token")) << err;
+  EXPECT_FALSE(has(err + refused.output, token)) << "the refusal printed the secret";
+  EXPECT_EQ(tree_of(workspace_), host_before) << "a refused apply wrote into the host tree";
+
+  CommandResult accepted = review_command("apply --session " + id + " --accept " + finding, &err);
+  ASSERT_EQ(accepted.status, 0) << accepted.output << err;
+  for (const std::string& file : written) {
+    const std::string path = workspace_ + "/" + file;
+    EXPECT_EQ(read_file(path), staged[file]) << path;
+    EXPECT_EQ(sha256_hex(read_file(path)), shown[file]) << path;
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0) << path;
+    EXPECT_EQ(st.st_uid, uid_) << path;
+  }
+  EXPECT_FALSE(path_exists(state_of_identity() + "/reviews/" + id)) << "an applied review kept its layer";
+  EXPECT_EQ(world->stray_processes(), "");
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<size_t, As>>& info) {

@@ -22,11 +22,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cgroup_scope.h"
 #include "common/build_config.h"
 #include "common/error.h"
 #include "common/intent.h"
 #include "common/json_codec.h"
-#include "cgroup_scope.h"
 #include "launch_fixture.h"
 #include "support.h"
 
@@ -43,8 +43,8 @@ struct Row {
 
 struct BatteryRun {
   RunResult raw;
-  Json doc;         // the battery's document
-  Json verify_doc;  // under `cordon verify --json`: the whole document (cordon-verify), holding doc
+  Json doc;                         // the battery's document
+  Json verify_doc;                  // under `cordon verify --json`: the whole document (cordon-verify), holding doc
   std::map<std::string, Row> rows;  // by id
   std::set<std::string> failed;
 
@@ -152,8 +152,6 @@ class Plant {
   std::vector<std::string> parents_;
 };
 
-
-
 // Checks that FAIL in every `cordon --config FILE run` without the jail: 18 (the config was
 // not read from the fixed path) and 24 (shared network namespace).
 const std::set<std::string> kOverrideBaseline = {"18", "24"};
@@ -192,8 +190,9 @@ class Battery : public LaunchFixture {
     argv.insert(argv.end(), {"run", "--workspace", workspace.empty() ? workspace_ : workspace});
     argv.insert(argv.end(), cordon_args.begin(), cordon_args.end());
     argv.push_back("--");
-    argv.push_back(cordon.empty() ? battery_ : fs::path(cordon).parent_path().parent_path().string() +
-                                                   "/libexec/cordon/cordon-battery");
+    argv.push_back(cordon.empty()
+                       ? battery_
+                       : fs::path(cordon).parent_path().parent_path().string() + "/libexec/cordon/cordon-battery");
     argv.insert(argv.end(), battery_args.begin(), battery_args.end());
     return argv;
   }
@@ -206,8 +205,8 @@ class Battery : public LaunchFixture {
 
   // The battery inside `cordon run` reading `config_text` from the fixed configuration path.
   BatteryRun in_cordon_fixed(const std::string& config_text, const std::vector<std::string>& cordon_args = {}) {
-    return parse_run(run_with_fixed_config(build::kConfigPath, config_text,
-                                           cordon_run(cordon_args, {"--json"}, ""), as_who()));
+    return parse_run(
+        run_with_fixed_config(build::kConfigPath, config_text, cordon_run(cordon_args, {"--json"}, ""), as_who()));
   }
 
   std::string write_config(const std::string& name, const std::string& text) {
@@ -326,22 +325,22 @@ TEST_P(Battery, VerifyPrintsTheFailuresAndTheSummaryUnlessVerbose) {
   std::vector<std::string> argv = {cordon_, "--config", config_, "verify", "--workspace", workspace_};
   RunResult brief = run(argv, as_who(o));
   EXPECT_EQ(brief.exit_code, kExitChecksFailed) << brief.out << brief.err;
-  EXPECT_NE(brief.out.find("cordon-battery: 33 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"),
+  EXPECT_NE(brief.out.find("cordon-battery: 34 checks (FAIL and WARN rows only; cordon verify -v shows every row)\n"),
             std::string::npos)
       << brief.out;
   EXPECT_NE(brief.out.find("  [FAIL] 18 "), std::string::npos) << brief.out;  // the --config override
   EXPECT_NE(brief.out.find("  [FAIL] 24 "), std::string::npos) << brief.out;  // no jail
   EXPECT_EQ(brief.out.find("[PASS]"), std::string::npos) << brief.out;
   // 27 WARNs where the default budgets cannot be placed (an ordinary user on this host).
-  EXPECT_TRUE(std::regex_search(brief.out, std::regex("  Summary: (31 PASS|30 PASS / 1 WARN) / 2 FAIL\n")))
+  EXPECT_TRUE(std::regex_search(brief.out, std::regex("  Summary: (32 PASS|31 PASS / 1 WARN) / 2 FAIL\n")))
       << brief.out;
   argv.emplace_back("-v");
   RunResult every = run(argv, as_who(o));
   EXPECT_EQ(every.exit_code, kExitChecksFailed) << every.out << every.err;
-  EXPECT_NE(every.out.find("cordon-battery: 33 checks\n"), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("cordon-battery: 34 checks\n"), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [PASS] 01 "), std::string::npos) << every.out;
   EXPECT_NE(every.out.find("  [FAIL] 18 "), std::string::npos) << every.out;
-  EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (31 PASS|30 PASS / 1 WARN) / 2 FAIL\n")))
+  EXPECT_TRUE(std::regex_search(every.out, std::regex("  Summary: (32 PASS|31 PASS / 1 WARN) / 2 FAIL\n")))
       << every.out;
 }
 
@@ -674,8 +673,8 @@ class RouteWorld {
   }
 };
 
-const std::vector<std::string> kJailBlackholes = {"10.0.0.0/8",       "172.16.0.0/12", "192.168.0.0/16",
-                                                  "100.64.0.0/10",    "168.63.129.16/32", "192.0.2.0/24"};
+const std::vector<std::string> kJailBlackholes = {"10.0.0.0/8",    "172.16.0.0/12",    "192.168.0.0/16",
+                                                  "100.64.0.0/10", "168.63.129.16/32", "192.0.2.0/24"};
 
 class BatteryJail : public Battery {
  protected:
@@ -696,9 +695,16 @@ class BatteryJail : public Battery {
 
   // The battery (checks 19 and 20) in a fresh network namespace whose routes `routes` sets up.
   BatteryRun in_world(const std::string& routes, const std::string& session, bool network = true) {
-    std::vector<std::string> argv = {"/usr/bin/unshare", root() ? "-n" : "-rn", "/bin/sh", "-c",
+    std::vector<std::string> argv = {"/usr/bin/unshare",
+                                     root() ? "-n" : "-rn",
+                                     "/bin/sh",
+                                     "-c",
                                      network ? RouteWorld::script(routes) : "ip link set lo up; exec \"$@\"",
-                                     "sh", battery_, "--json", "--only", "19,20"};
+                                     "sh",
+                                     battery_,
+                                     "--json",
+                                     "--only",
+                                     "19,20"};
     if (!session.empty()) argv.insert(argv.end(), {"--session", session});
     RunOptions o = as_who();
     return parse_run(run(argv, o));
@@ -756,7 +762,8 @@ TEST_P(BatteryJail, WithoutASessionTheRoutingTableDecides) {
   BatteryRun open = in_world("", "");
   expect_failed(open, {"19", "20"});
   EXPECT_NE(open.detail("19").find("no blackhole routes"), std::string::npos) << open.dump();
-  BatteryRun jailed = in_world(RouteWorld::blackholes(kJailBlackholes) + "ip route add unreachable 169.254.0.0/16\n", "");
+  BatteryRun jailed = in_world(RouteWorld::blackholes(kJailBlackholes) + "ip route add unreachable 169.254.0.0/16\n",
+                               "");
   expect_failed(jailed, {});
   EXPECT_NE(jailed.detail("19").find("no session file"), std::string::npos) << jailed.dump();
   BatteryRun isolated = in_world("", "", false);
@@ -783,8 +790,8 @@ class BatteryAgent : public Battery {
     if (!entry_.empty()) fs::remove_all(who_.home + "/" + entry_, ec);
   }
   std::string agent_config(const std::string& binary) {
-    return write_config("agent.toml", std::string(kNoJail) + "[agents.fake]\nbinary = \"" + binary +
-                                          "\"\nhome = [\"" + entry_ + "\"]\n");
+    return write_config("agent.toml", std::string(kNoJail) + "[agents.fake]\nbinary = \"" + binary + "\"\nhome = [\"" +
+                                          entry_ + "\"]\n");
   }
   std::string entry_, binary_;
 };
@@ -899,9 +906,28 @@ TEST_P(Battery, Check22FailsForAFilterWithoutTheTiocstiRule) {
   int fd = filter_without_tiocsti();
   std::string libexec = fs::path(battery_).parent_path().string();
   RunOptions o = as_who();
-  BatteryRun r = parse_run(run({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev",
-                                "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", libexec, libexec,
-                                "--seccomp", std::to_string(fd), "--", battery_, "--json", "--only", "22"},
+  BatteryRun r = parse_run(run({"/usr/bin/bwrap",
+                                "--unshare-all",
+                                "--die-with-parent",
+                                "--ro-bind",
+                                "/",
+                                "/",
+                                "--dev",
+                                "/dev",
+                                "--proc",
+                                "/proc",
+                                "--tmpfs",
+                                "/tmp",
+                                "--ro-bind",
+                                libexec,
+                                libexec,
+                                "--seccomp",
+                                std::to_string(fd),
+                                "--",
+                                battery_,
+                                "--json",
+                                "--only",
+                                "22"},
                                o));
   ::close(fd);
   if (read_file("/proc/sys/dev/tty/legacy_tiocsti").rfind("0", 0) == 0) {
@@ -931,9 +957,23 @@ TEST_P(Battery, Check24NamesAHostListenerInASharedNetworkNamespace) {
 
   std::string libexec = fs::path(battery_).parent_path().string();
   auto bare = [&](bool own_net) {
-    std::vector<std::string> argv = {"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc",
-                                     "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                                     "--tmpfs", "/tmp", "--ro-bind", libexec, libexec};
+    std::vector<std::string> argv = {"/usr/bin/bwrap",
+                                     "--unshare-user",
+                                     "--unshare-pid",
+                                     "--unshare-ipc",
+                                     "--die-with-parent",
+                                     "--ro-bind",
+                                     "/",
+                                     "/",
+                                     "--dev",
+                                     "/dev",
+                                     "--proc",
+                                     "/proc",
+                                     "--tmpfs",
+                                     "/tmp",
+                                     "--ro-bind",
+                                     libexec,
+                                     libexec};
     if (own_net) argv.push_back("--unshare-net");
     argv.insert(argv.end(), {"--", battery_, "--json", "--only", "24"});
     return parse_run(run(argv, as_who()));
@@ -967,10 +1007,30 @@ TEST_P(Battery, Check26FailsWithoutMasksAsRoot) {
 TEST_P(Battery, BareBwrapWithoutASessionFileFallsBack) {
   std::string libexec = fs::path(battery_).parent_path().string();
   RunOptions o = as_who();
-  BatteryRun r = parse_run(run({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
-                                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                                "--tmpfs", "/run", "--tmpfs", who_.home, "--ro-bind", libexec, libexec, "--",
-                                battery_, "--json"},
+  BatteryRun r = parse_run(run({"/usr/bin/bwrap",
+                                "--unshare-all",
+                                "--die-with-parent",
+                                "--cap-drop",
+                                "ALL",
+                                "--ro-bind",
+                                "/",
+                                "/",
+                                "--dev",
+                                "/dev",
+                                "--proc",
+                                "/proc",
+                                "--tmpfs",
+                                "/tmp",
+                                "--tmpfs",
+                                "/run",
+                                "--tmpfs",
+                                who_.home,
+                                "--ro-bind",
+                                libexec,
+                                libexec,
+                                "--",
+                                battery_,
+                                "--json"},
                                o));
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_TRUE(r.doc["session_file"].is_null());
@@ -1001,13 +1061,39 @@ TEST_P(Battery, Check17NamesAReadWriteMountOutOfReachAndFailsOneWithinReach) {
   // In a private mount namespace of its own (the host's table is untouched): with `mount_store`, a
   // read-write bind at `store`; then bare bwrap as the unprivileged user, `extra` added to its mounts.
   auto bare = [&](bool mount_store, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                                     "set -e; if [ -n \"$1\" ]; then mount --bind \"$1\" \"$2\"; fi; shift 2; exec \"$@\"",
-                                     "sh", mount_store ? source : "", store};
+    std::vector<std::string> argv = {
+        "/usr/bin/unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "/bin/sh",
+        "-c",
+        "set -e; if [ -n \"$1\" ]; then mount --bind \"$1\" \"$2\"; fi; shift 2; exec \"$@\"",
+        "sh",
+        mount_store ? source : "",
+        store};
     for (auto& word : setpriv_as(who_)) argv.push_back(word);
-    argv.insert(argv.end(), {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind",
-                             "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
-                             "--tmpfs", who_.home, "--ro-bind", libexec, libexec});
+    argv.insert(argv.end(), {"/usr/bin/bwrap",
+                             "--unshare-all",
+                             "--die-with-parent",
+                             "--cap-drop",
+                             "ALL",
+                             "--ro-bind",
+                             "/",
+                             "/",
+                             "--dev",
+                             "/dev",
+                             "--proc",
+                             "/proc",
+                             "--tmpfs",
+                             "/tmp",
+                             "--tmpfs",
+                             "/run",
+                             "--tmpfs",
+                             who_.home,
+                             "--ro-bind",
+                             libexec,
+                             libexec});
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.insert(argv.end(), {"--", battery_, "--json"});
     RunOptions o;
@@ -1044,7 +1130,8 @@ TEST_P(Battery, Check17NamesAReadWriteMountOutOfReachAndFailsOneWithinReach) {
 // ---- 27: resource budgets -----------------------------------------------------------------
 
 TEST_P(Battery, Check27PassesForHeldRlimitsAndFailsWithoutThem) {
-  std::string config = write_config("rlimits.toml", std::string(kNoJail) + "[limits]\nnofile = 256\nfsize_bytes = 1073741824\n");
+  std::string config = write_config("rlimits.toml",
+                                    std::string(kNoJail) + "[limits]\nnofile = 256\nfsize_bytes = 1073741824\n");
   BatteryRun held = in_cordon({}, {}, config);
   expect_failed(held, kOverrideBaseline);
   EXPECT_NE(held.detail("27").find("nofile=256"), std::string::npos) << held.dump();
@@ -1054,8 +1141,8 @@ TEST_P(Battery, Check27PassesForHeldRlimitsAndFailsWithoutThem) {
   expect_failed(weakened, with(kOverrideBaseline, {"27"}));
   EXPECT_NE(weakened.detail("27").find("nofile hard limit is"), std::string::npos) << weakened.dump();
   // `cordon verify --limit` checks the sandbox a run with the same --limit would get.
-  BatteryRun verify = parse_run(run({cordon_, "--config", config, "verify", "--workspace", workspace_, "--json",
-                                     "--limit", "nofile=128"}, as_who()));
+  BatteryRun verify = parse_run(run(
+      {cordon_, "--config", config, "verify", "--workspace", workspace_, "--json", "--limit", "nofile=128"}, as_who()));
   expect_failed(verify, kOverrideBaseline, true);
   EXPECT_NE(verify.detail("27").find("nofile=128"), std::string::npos) << verify.dump();
 }
@@ -1077,7 +1164,8 @@ TEST_P(Battery, Check27FindsTheSessionCgroupAndFailsWithoutIt) {
   BatteryRun weakened = launch({"--test-weaken", "no-cgroup"});
   expect_failed(weakened, with(kOverrideBaseline, {"27"}));
   EXPECT_NE(weakened.detail("27").find("no session cgroup under " + scope.dir() + " holds this process"),
-            std::string::npos) << weakened.dump();
+            std::string::npos)
+      << weakened.dump();
 }
 
 // Check 33 measures the Landlock layer: with the ruleset (the default) the sentinel and a file
@@ -1105,6 +1193,26 @@ TEST_P(Battery, Check33WarnsWhenLandlockIsOff) {
   EXPECT_NE(r.detail("33").find("ONE FILESYSTEM LAYER"), std::string::npos) << r.dump();
 }
 
+// Review mode: the workspace is the session's overlay (PASS naming the mode); with the review
+// overlay left out (the host tree bound read-write while the session file says "review") check
+// 34 FAILs. In direct mode it passes and says the writes are live.
+TEST_P(Battery, Check34HoldsTheReviewOverlayAndFailsWithTheHostTreeInstead) {
+  BatteryRun direct = in_cordon();
+  expect_failed(direct, kOverrideBaseline);
+  EXPECT_NE(direct.detail("34").find("direct mode"), std::string::npos) << direct.dump();
+
+  BatteryRun review = in_cordon({"--review"});
+  expect_failed(review, kOverrideBaseline);
+  EXPECT_NE(review.detail("34").find("review mode: the workspace " + workspace_ + " is an overlay"), std::string::npos)
+      << review.dump();
+
+  BatteryRun weak = in_cordon({"--review", "--test-weaken", "review-direct"});
+  expect_failed(weak, with(kOverrideBaseline, {"34"}));
+  EXPECT_NE(weak.detail("34").find("not the session's overlay: the session's writes reach the host tree"),
+            std::string::npos)
+      << weak.dump();
+}
+
 TEST_P(Battery, ExplicitSessionFileMustExist) {
   RunResult r = run({battery_, "--session", base_->path() + "/missing"}, as_who());
   EXPECT_EQ(r.exit_code, 64);
@@ -1122,7 +1230,7 @@ TEST_P(Battery, PlainOutputContract) {
   std::istringstream lines(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
-  EXPECT_EQ(line, "cordon-battery: 33 checks");
+  EXPECT_EQ(line, "cordon-battery: 34 checks");
   const std::regex row(R"(  \[(PASS|WARN|FAIL)\] (\d\d) ([^\x1b]+))");
   int pass = 0, warned = 0, failed = 0, expected_id = 1;
   while (std::getline(lines, line) && line.rfind("  Summary:", 0) != 0) {
@@ -1138,9 +1246,10 @@ TEST_P(Battery, PlainOutputContract) {
       EXPECT_NE(m[3].str().find(" \u2014 "), std::string::npos) << "a FAIL row carries a reason: " << line;
     }
   }
-  EXPECT_EQ(expected_id, 34);
+  EXPECT_EQ(expected_id, 35);
   EXPECT_EQ(line, "  Summary: " + std::to_string(pass) + " PASS / " +
-                      (warned ? std::to_string(warned) + " WARN / " : std::string()) + std::to_string(failed) + " FAIL");
+                      (warned ? std::to_string(warned) + " WARN / " : std::string()) + std::to_string(failed) +
+                      " FAIL");
   EXPECT_EQ(r.exit_code, failed);
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
 }
@@ -1164,10 +1273,10 @@ TEST_P(Battery, JsonContract) {
   ASSERT_TRUE(checks.is_array());
   EXPECT_EQ(checks.size(), 33u);
   int pass = 0, warned = 0, failed = 0;
-  const std::set<std::string> properties = {"launcher_provenance", "privilege_floor", "credential_isolation",
-                                            "ipc_isolation", "process_isolation", "filesystem_confinement",
+  const std::set<std::string> properties = {"launcher_provenance",     "privilege_floor",    "credential_isolation",
+                                            "ipc_isolation",           "process_isolation",  "filesystem_confinement",
                                             "configuration_integrity", "egress_confinement", "agent_integrity",
-                                            "terminal_isolation", "resource_budgets"};
+                                            "terminal_isolation",      "resource_budgets"};
   for (const auto& c : checks) {
     for (const char* key : {"id", "name", "status", "detail", "property", "mechanism"}) {
       ASSERT_TRUE(c.contains(key)) << key;

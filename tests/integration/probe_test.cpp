@@ -9,8 +9,8 @@
 // Nothing here sends a packet from the machine's own network namespace: sandboxes in this
 // namespace run the probe without --net-targets (route lookups and UDP connect() only); every
 // connection attempt happens inside the NetWorld (tests/integration/networld.sh).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -28,18 +28,18 @@
 #include <set>
 #include <sstream>
 
-#include "jail_world.h"
 #include "cgroup_scope.h"
 #include "common/json_codec.h"
+#include "common/review_bait.h"
+#include "jail_world.h"
 #include "launch_fixture.h"
+#include "launcher/commands/probe_bait.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
 
 namespace cordon::testing {
 namespace {
-
-
 
 // Probes whose verdict depends on the network the sandbox is in (the egress jail).
 const std::set<std::string> kNetworkDependent = {"01", "02", "03", "04", "05", "06", "07", "10"};
@@ -100,7 +100,8 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 void expect_escaped(const ProbeRun& run, const std::vector<std::string>& ids, const std::string& control) {
   for (const auto& id : ids)
     EXPECT_EQ(run.v(id), "ESCAPED") << control << ": probe " << id << " must report the escape\n"
-                                    << run.r(id) << "\n" << run.dump();
+                                    << run.r(id) << "\n"
+                                    << run.dump();
 }
 
 // A listening unix stream socket at a path, connectable by anyone (0666). Connections wait in
@@ -233,7 +234,8 @@ class Probe : public LaunchFixture {
 
   std::vector<std::string> cordon_argv(const std::vector<std::string>& weaken, const std::vector<std::string>& args,
                                        const std::string& config = "") const {
-    std::vector<std::string> argv = {cordon_, "--config", config.empty() ? config_ : config, "run", "--workspace", workspace_};
+    std::vector<std::string> argv = {cordon_, "--config",    config.empty() ? config_ : config,
+                                     "run",   "--workspace", workspace_};
     for (const auto& w : weaken) argv.insert(argv.end(), {"--test-weaken", w});
     argv.push_back("--");
     argv.push_back(probe_);
@@ -415,9 +417,9 @@ TEST(ProbeAudit, CommandsShareOneBodyAndNameEveryProbe) {
     EXPECT_EQ(text.substr(end + 6), body) << variant << " differs from libexec/verify-sandbox.md";
   }
   EXPECT_NE(body.find("An agent's exit status is not a CI result."), std::string::npos);
-  for (const char* line : {"RESULT: SANDBOX OK (C checks + P10 probes)", "RESULT: AUDIT INCOMPLETE",
-                           "RESULT: SANDBOX LEAKING", "cordon verify --deep", "\"$L/cordon-battery\"",
-                           "\"$L/cordon-probe\""})
+  for (const char* line :
+       {"RESULT: SANDBOX OK (C checks + P10 probes)", "RESULT: AUDIT INCOMPLETE", "RESULT: SANDBOX LEAKING",
+        "cordon verify --deep", "\"$L/cordon-battery\"", "\"$L/cordon-probe\""})
     EXPECT_NE(body.find(line), std::string::npos) << line;
   const std::string probe = std::string(CORDON_BUILD_DIR) + "/libexec/cordon/cordon-probe";
   ASSERT_TRUE(path_exists(probe)) << "cordon-probe was not built";
@@ -469,12 +471,44 @@ TEST_P(Probe, FullSandboxNothingEscapes) {
   EXPECT_NE(r.r("41").find("capecho-" + tag_), std::string::npos) << "the planted binary was tried: " << r.r("41");
   EXPECT_EQ(r.raw.exit_code, 2) << r.dump();  // incomplete (network probes undecided), never leaking
   // No secret value in the output; nothing left behind.
-  for (const std::string& secret : {"home-canary-" + tag_, "project-canary-" + tag_, "target-" + tag_, "ghp_planted" + tag_})
+  for (const std::string& secret :
+       {"home-canary-" + tag_, "project-canary-" + tag_, "target-" + tag_, "ghp_planted" + tag_})
     EXPECT_EQ(r.raw.out.find(secret), std::string::npos) << secret;
   EXPECT_EQ(markers_in(workspace_), std::set<std::string>{});
   EXPECT_EQ(markers_in(outside_->path()), std::set<std::string>{});
   EXPECT_EQ(markers_in("/var/tmp"), var_tmp_before);
   EXPECT_EQ(markers_in("/etc"), etc_before);
+}
+
+// Probe 34 in a review-mode workspace: inside, every edit, rename, deletion and new file
+// succeeds; outside, the host copies are judged as `cordon verify --deep` judges them
+// (ProbeBait::review_escape): unchanged. With the host tree bound instead of the overlay
+// (review-direct), the same attempts reach it: the judgement is ESCAPED.
+TEST_P(Probe, Review34KeepsTheHostTreeAndEscapesWithTheHostTreeBoundInstead) {
+  const std::string review_config = base_->path() + "/review.toml";
+  write_file(review_config, read_file(config_) + "\n[workspace]\nmode = \"review\"\n");
+  for (const bool weakened : {false, true}) {
+    ProbeBait bait(who_.home, workspace_, true);
+    for (const auto& entry : fs::directory_iterator(workspace_))
+      if (entry.path().filename().string().rfind(kReviewBaitPrefix, 0) == 0)
+        ::chown(entry.path().c_str(), who_.uid, who_.gid);  // the launcher's own user plants it in verify
+    ProbeRun r = in_cordon(weakened ? std::vector<std::string>{"review-direct"} : std::vector<std::string>{},
+                           {"--only", "34"}, {}, review_config);
+    EXPECT_EQ(r.verdict["34"], "BLOCKED") << r.dump();  // inside, every write succeeded
+    EXPECT_NE(r.r("34").find("judged after the session, outside"), std::string::npos) << r.r("34");
+    const std::string escaped = bait.review_escape();
+    if (weakened) {
+      EXPECT_NE(escaped.find("changed in the host tree"), std::string::npos) << escaped;
+      EXPECT_NE(escaped.find("is gone from the host tree"), std::string::npos) << escaped;
+      EXPECT_NE(escaped.find("appeared in the host tree"), std::string::npos) << escaped;
+    } else {
+      EXPECT_EQ(escaped, "") << "review mode let the session's writes reach the host tree";
+    }
+  }
+  // In direct mode the probe does not attempt what that mode allows by design.
+  ProbeRun direct = in_cordon({}, {"--only", "34"});
+  EXPECT_EQ(direct.verdict["34"], "BLOCKED") << direct.dump();
+  EXPECT_NE(direct.r("34").find("not attempted"), std::string::npos) << direct.r("34");
 }
 
 TEST_P(Probe, TerminalInjectionOnARealTerminal) {
@@ -664,10 +698,31 @@ TEST_P(Probe, ControlBareBwrapPassesInheritedDescriptors) {
   // A bare bwrap hands fd 7 (a directory it hides) to the command; cordon does not (see
   // FullSandboxNothingEscapes).
   const std::string libexec = base_->path() + "/prefix/libexec/cordon";
-  std::vector<std::string> argv = {"/bin/sh", "-c", "exec 7<\"$0\"; exec \"$@\"", outside_->path(),
-                                   "/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/",
-                                   "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
-                                   "--ro-bind", libexec, libexec, "--", probe_, "--only", "28"};
+  std::vector<std::string> argv = {"/bin/sh",
+                                   "-c",
+                                   "exec 7<\"$0\"; exec \"$@\"",
+                                   outside_->path(),
+                                   "/usr/bin/bwrap",
+                                   "--unshare-user",
+                                   "--unshare-pid",
+                                   "--ro-bind",
+                                   "/",
+                                   "/",
+                                   "--dev",
+                                   "/dev",
+                                   "--proc",
+                                   "/proc",
+                                   "--tmpfs",
+                                   "/tmp",
+                                   "--tmpfs",
+                                   "/var/tmp",
+                                   "--ro-bind",
+                                   libexec,
+                                   libexec,
+                                   "--",
+                                   probe_,
+                                   "--only",
+                                   "28"};
   RunOptions o;
   o.env = env();
   o.as = who_;
@@ -684,9 +739,9 @@ TEST_P(Probe, ControlOutsideTheSandbox) {
   // As the user: what any process of theirs can do. Root adds what only root can; root runs
   // neither 20 (it would read this machine's /etc/shadow) nor 90 (this machine's pid 1
   // environment): their root controls are the no-home-tmpfs and no-clearenv sandboxes.
-  std::vector<std::string> ids = {"11", "21", "22", "23", "24", "25", "26", "27", "29", "30", "40", "41",
-                                  "42", "60", "61", "62", "63", "64", "70", "81", "82", "83", "84", "91", "92",
-                                  "93", "94", "95", "96"};
+  std::vector<std::string> ids = {"11", "21", "22", "23", "24", "25", "26", "27", "29", "30",
+                                  "40", "41", "42", "60", "61", "62", "63", "64", "70", "81",
+                                  "82", "83", "84", "91", "92", "93", "94", "95", "96"};
   if (root()) ids.insert(ids.end(), {"08", "09", "31", "43", "44", "45", "46", "47", "71", "80"});
   else ids.push_back("20");
   std::vector<std::string> args = inputs();
@@ -783,7 +838,8 @@ TEST_P(ProbeWorld, ControlWithoutTheJailEgressProbesReachTheWorld) {
 TEST_P(ProbeWorld, LandlocksScopeKeepsTheHostsAbstractSocketsOutOfReach) {
   ProbeRun r = probe("nojail-landlock", with_targets());
   EXPECT_EQ(r.v("07"), "BLOCKED") << r.dump();
-  EXPECT_NE(r.r("07").find("@" + abstract_name_ + ": EPERM (Landlock's abstract-socket scope"), std::string::npos) << r.dump();
+  EXPECT_NE(r.r("07").find("@" + abstract_name_ + ": EPERM (Landlock's abstract-socket scope"), std::string::npos)
+      << r.dump();
   EXPECT_EQ(r.v("06"), "ESCAPED") << r.dump();
 }
 

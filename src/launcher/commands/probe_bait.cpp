@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/process_start.h"
+#include "common/review_bait.h"
 #include "common/text.h"
 
 namespace cordon {
@@ -29,7 +31,7 @@ std::string random_suffix() {
 
 }  // namespace
 
-ProbeBait::ProbeBait(const std::string& home, const std::string& workspace) {
+ProbeBait::ProbeBait(const std::string& home, const std::string& workspace, bool review) {
   const std::string tag = random_suffix();
 
   loopback_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -65,10 +67,38 @@ ProbeBait::ProbeBait(const std::string& home, const std::string& workspace) {
     if (ok) canaries_.push_back(path);
     else ::unlink(path.c_str());
   }
+  // Review mode: bait inside the workspace, which the session may change only in its overlay.
+  if (review) {
+    review_stem_ = workspace + "/" + kReviewBaitPrefix + tag;
+    for (const char* suffix : {kReviewBaitEdit, kReviewBaitRename, kReviewBaitDelete}) {
+      const std::string path = review_stem_ + suffix;
+      UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+      if (!fd.valid()) throw Error(errno_text("planting the review bait " + terminal_safe(path), errno));
+      write_all(fd.get(), kReviewBaitText, "the review bait");
+    }
+  }
 }
 
 ProbeBait::~ProbeBait() {
   for (const auto& path : canaries_) ::unlink(path.c_str());
+  if (!review_stem_.empty())
+    for (const char* suffix : {kReviewBaitEdit, kReviewBaitRename, kReviewBaitDelete, kReviewBaitNew})
+      for (const std::string& extra : {"", ".renamed"}) ::unlink((review_stem_ + suffix + extra).c_str());
+}
+
+std::string ProbeBait::review_escape() const {
+  std::string escaped;
+  for (const char* suffix : {kReviewBaitEdit, kReviewBaitRename, kReviewBaitDelete}) {
+    const std::string path = review_stem_ + suffix;
+    std::optional<std::string> text = read_file(path, 4096);
+    if (!text) escaped += path + " is gone from the host tree; ";
+    else if (*text != kReviewBaitText) escaped += path + " changed in the host tree; ";
+  }
+  for (const std::string& made : {review_stem_ + kReviewBaitRename + ".renamed", review_stem_ + kReviewBaitNew}) {
+    struct stat st {};
+    if (::lstat(made.c_str(), &st) == 0) escaped += made + " appeared in the host tree; ";
+  }
+  return escaped;
 }
 
 std::vector<std::string> ProbeBait::probe_args() const {

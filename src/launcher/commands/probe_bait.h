@@ -13,8 +13,9 @@ namespace cordon {
 
 class ProbeBait {
  public:
-  // `home` and `workspace` decide where canaries go ($HOME and the workspace's parent).
-  ProbeBait(const std::string& home, const std::string& workspace);
+  // `home` and `workspace` decide where canaries go ($HOME and the workspace's parent). With
+  // `review`, bait for probe 34 goes into the workspace itself (common/review_bait.h).
+  ProbeBait(const std::string& home, const std::string& workspace, bool review = false);
   ~ProbeBait();
   ProbeBait(const ProbeBait&) = delete;
   ProbeBait& operator=(const ProbeBait&) = delete;
@@ -22,12 +23,18 @@ class ProbeBait {
   // cordon-probe arguments naming the bait.
   std::vector<std::string> probe_args() const;
 
+  // After the probes' review-mode session: "" when the host workspace kept the review bait as
+  // planted (probe 34 BLOCKED), else what reached the host tree (probe 34 ESCAPED).
+  std::string review_escape() const;
+  bool has_review_bait() const { return !review_stem_.empty(); }
+
  private:
   UniqueFd loopback_;
   int loopback_port_ = 0;
   UniqueFd abstract_;
   std::string abstract_name_;
   std::vector<std::string> canaries_;
+  std::string review_stem_;  // WORKSPACE/.cordon-review-bait-TAG, or "" without review bait
 };
 
 }  // namespace cordon

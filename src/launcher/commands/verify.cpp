@@ -37,6 +37,7 @@ void add_report_options(std::vector<std::string>& command, bool json, bool verbo
 struct HelperRun {
   int verdict = kExitInconclusive;
   HelperOutput output;
+  std::vector<OutsideVerdict> judged_outside;  // the probes' session: what only the launcher could see
 };
 
 // Under --json the helper's stdout is captured for the one document. The battery's session is
@@ -65,11 +66,28 @@ HelperRun verify_probes(const Config& config, SessionOptions o, bool verbose) {
   for (size_t at = 0; (at = listing.find("\n  ", at)) != std::string::npos; ++at) ++checks;
   if (listing.rfind("  ", 0) == 0) ++checks;
   HostFacts facts = facts_for(config, o);
-  ProbeBait bait(facts.home, facts.workspace);
+  ProbeBait bait(facts.home, facts.workspace, config.workspace.mode == WorkspaceMode::Review);
   o.command = {probe, "--checks-passed", std::to_string(checks)};
   for (auto& arg : bait.probe_args()) o.command.push_back(arg);
   add_report_options(o.command, o.json, verbose);
-  return run_helper(config, o, "cordon-probe", false, verify_status_of_probes);
+  HelperRun run = run_helper(config, o, "cordon-probe", false, verify_status_of_probes);
+  // Probe 34's verdict is the host tree's, read here after the session has ended.
+  if (bait.has_review_bait()) {
+    const std::string escaped = bait.review_escape();
+    OutsideVerdict verdict{"34", !escaped.empty(),
+                           escaped.empty() ? "the host workspace kept the review bait as planted: the session's edit, "
+                                             "rename, deletion and new file stayed in its overlay"
+                                           : escaped};
+    if (verdict.escaped) {
+      print_err("cordon: probe 34 review-writes-stay-in-overlay ESCAPED (judged outside, after the session): " +
+                terminal_safe(escaped) + "\n");
+      if (run.verdict == kExitSuccess || run.verdict == kExitInconclusive) run.verdict = kExitChecksFailed;
+    } else if (!o.json) {
+      print_err("cordon: probe 34 review-writes-stay-in-overlay BLOCKED (judged outside, after the session)\n");
+    }
+    run.judged_outside.push_back(verdict);
+  }
+  return run;
 }
 
 // What a helper's status says when it is not one of its verdicts: launch_session's 125 (the
@@ -88,7 +106,8 @@ int unfinished(const char* helper, int status) {
 int print_verify_document(const HelperRun& battery, const std::optional<HelperRun>& probes, bool deep, int verdict) {
   std::optional<HelperOutput> probe_output;
   if (probes) probe_output = probes->output;
-  VerifyDocument document = verify_document(battery.output, probe_output, deep, verdict);
+  VerifyDocument document = verify_document(battery.output, probe_output, deep, verdict,
+                                            probes ? probes->judged_outside : std::vector<OutsideVerdict>{});
   for (const auto& problem : document.problems) print_err("cordon: " + terminal_safe(problem) + "\n");
   print_out(document.text);
   return document.exit_code;
@@ -112,6 +131,7 @@ int verify_status_of_probes(int status) {
 }
 
 int verify_command(const Config& config, SessionOptions o, VerifyOptions v) {
+  o.discard_review = true;  // what the battery and the probes wrote is the audit's, not work to review
   o.command = {helper_path("cordon-battery")};
   add_report_options(o.command, o.json, v.verbose);
   const HelperRun battery = run_helper(config, o, "cordon-battery", true, verify_status_of_battery);

@@ -44,7 +44,7 @@ const char* verdict_word(int exit_code) {
 }  // namespace
 
 VerifyDocument verify_document(const HelperOutput& battery, const std::optional<HelperOutput>& probes, bool deep,
-                               int exit_code) {
+                               int exit_code, const std::vector<OutsideVerdict>& judged_outside) {
   VerifyDocument d;
   Json battery_doc = helper_document(battery, kBatteryFormat, kBatteryVersion, d.problems);
   Json probe_doc = probes ? helper_document(*probes, kProbeFormat, kProbeVersion, d.problems) : Json(nullptr);
@@ -57,6 +57,11 @@ VerifyDocument verify_document(const HelperOutput& battery, const std::optional<
                 {"verdict", verdict_word(d.exit_code)},
                 {"exit_code", d.exit_code},
                 {"problems", bytes_array_json(d.problems)}};
+  Json outside = Json::array();
+  for (const OutsideVerdict& v : judged_outside)
+    outside.push_back(
+        {{"probe", v.probe}, {"verdict", v.escaped ? "ESCAPED" : "BLOCKED"}, {"evidence", bytes_json(v.evidence)}});
+  document["judged_outside"] = outside;
   d.text = dump_line(document) + "\n";
   return d;
 }

@@ -28,8 +28,16 @@ struct VerifyDocument {
   std::vector<std::string> problems;  // why a helper's member is null though it ran (also in the document)
 };
 
+// A probe whose attempt only the launcher can judge, after the session (probe 34: the host
+// tree of a review-mode workspace unchanged).
+struct OutsideVerdict {
+  std::string probe;     // "95"
+  bool escaped = false;  // ESCAPED, else BLOCKED
+  std::string evidence;
+};
+
 // `probes` is nullopt when the probes did not run (no --deep, or a check did not pass).
 VerifyDocument verify_document(const HelperOutput& battery, const std::optional<HelperOutput>& probes, bool deep,
-                               int exit_code);
+                               int exit_code, const std::vector<OutsideVerdict>& judged_outside = {});
 
 }  // namespace cordon

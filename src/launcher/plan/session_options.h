@@ -24,6 +24,7 @@ struct SessionOptions {
   bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
   bool scratch = false;        // run --scratch: a fresh empty workspace (workspace/scratch.h)
   bool review = false;         // --review: [workspace] mode = "review" for this run (never back to direct)
+  bool discard_review = false;  // verify's own launches: their review layers are removed at the end
 };
 
 // Applies `--network MODE` to the configuration: the mode must be as narrow as the

@@ -10,11 +10,11 @@
 
 namespace cordon {
 
-void finish_review(const std::string& review_dir, const std::string& id) {
+void finish_review(const std::string& review_dir, const std::string& id, bool discard) {
   struct stat st {};
   if (review_dir.empty() || ::lstat(review_dir.c_str(), &st) != 0) return;
   try {
-    if (::lstat((review_dir + "/base.json").c_str(), &st) != 0) {  // refused before the overlay existed
+    if (discard || ::lstat((review_dir + "/base.json").c_str(), &st) != 0) {  // refused before the overlay existed
       review::remove_review(review_dir);
       return;
     }

@@ -7,8 +7,9 @@
 
 namespace cordon {
 
-// `review_dir` is the session's STATE/reviews/ID (workspace/workspace_plan.h). Never throws:
-// a review that cannot be read is kept and named, never removed.
-void finish_review(const std::string& review_dir, const std::string& id);
+// `review_dir` is the session's STATE/reviews/ID (workspace/workspace_plan.h). `discard`
+// (`cordon verify`'s own launches) removes it whatever it holds. Never throws: a review that
+// cannot be read is kept and named, never removed.
+void finish_review(const std::string& review_dir, const std::string& id, bool discard = false);
 
 }  // namespace cordon

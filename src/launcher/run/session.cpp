@@ -23,8 +23,8 @@
 #include "launcher/record/session_keeper.h"
 #include "launcher/record/sweep.h"
 #include "launcher/record/sweep_reach.h"
-#include "launcher/run/command_lookup.h"
 #include "launcher/review/review_policy.h"
+#include "launcher/run/command_lookup.h"
 #include "launcher/run/review_session.h"
 #include "launcher/run/sandbox.h"
 #include "launcher/run/settings_notice.h"
@@ -227,8 +227,8 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
     std::vector<std::string> passed;
     for (const auto& [name, value] : plan.env) passed.push_back(name);
-    std::tie(plan.workspace_plan.review_masked_json, plan.workspace_plan.review_masked_key) =
-        review::masked_values_json(facts.env, passed);
+    std::tie(plan.workspace_plan.review_masked_json,
+             plan.workspace_plan.review_masked_key) = review::masked_values_json(facts.env, passed);
   }
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
@@ -260,7 +260,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
     audit_workspace();
     if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
       print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) + "\n");
-    finish_review(plan.workspace_plan.review_dir, record.id());
+    finish_review(plan.workspace_plan.review_dir, record.id(), o.discard_review);
     throw;
   }
   record_egress(network, config.network.user_allow, sessions_dir(facts), record.id(), receipt);
@@ -273,7 +273,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   if (std::string unrecorded = close_record(record, keeper, receipt); !unrecorded.empty())
     print_err("cordon: the session record is incomplete: " + terminal_safe(unrecorded) +
               " (the command's exit status is returned)\n");
-  finish_review(plan.workspace_plan.review_dir, record.id());
+  finish_review(plan.workspace_plan.review_dir, record.id(), o.discard_review);
   if (is_verify && receipt.outcome.command_ran) record_last_verify(sessions_dir(facts), receipt.outcome.exit_code);
   if (auto profile = config.agents.find(plan.agent); profile != config.agents.end() && receipt.outcome.command_ran)
     notice_read_only_settings(sessions_dir(facts), profile->second, facts.home, agent_binary(profile->second, facts),
