@@ -3,6 +3,7 @@
 // the scan blocks a secret until it is accepted; `cordon apply` lands exactly the diff, refuses
 // conflicts and a moved workspace, and leaves a receipt; `cordon discard` throws it away; a
 // SIGKILLed launcher leaves the review to finish. Root and the test user, real bwrap and overlayfs.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -10,8 +11,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "common/json_codec.h"
 #include "launch_fixture.h"
@@ -254,6 +257,83 @@ TEST_P(ReviewFlow, ASigkilledLauncherLeavesItsReviewToFinish) {
   RunResult apply = cordon({"apply", "--session", id});
   EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
   EXPECT_EQ(read_file(workspace_ + "/kept.txt"), "kept\n");
+}
+
+// An upper layer planted with hostile content after the session (what a process with the
+// state directory's owner's rights, or a bug, could leave): a symlink to /etc/passwd under an
+// innocent name, a whiteout over .git, names with a newline and an escape sequence, 100,000
+// files. diff shows them escaped; apply refuses until each blocking finding is accepted, then
+// makes the symlink itself (never writes through it) and leaves .git alone unless its own
+// finding is accepted.
+TEST_P(ReviewFlow, AHostileUpperLayerIsShownEscapedAndAppliedWithoutHarm) {
+  if (GetParam() != Who::Root) GTEST_SKIP() << "planting a whiteout (a 0:0 device) needs root";
+  const std::string id = session("echo seed > seed.txt");
+  const std::string upper = review_dir(id) + "/upper";
+  const std::string passwd_before = read_file("/etc/passwd");
+  ASSERT_EQ(::symlink("/etc/passwd", (upper + "/README").c_str()), 0);
+  ASSERT_EQ(::mknod((upper + "/.git").c_str(), S_IFCHR | 0600, makedev(0, 0)), 0);
+  const std::string evil = "evil\nname\x1b]52;c;aGk=\x07.txt";
+  write_file(upper + "/" + evil, "payload\n");
+  fs::create_directory(upper + "/many");
+  for (int i = 0; i < 100000; ++i) {
+    const std::string path = upper + "/many/f" + std::to_string(i);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0) << path;
+    ::close(fd);
+  }
+  RunResult names = cordon({"diff", "--session", id, "--name-status"});
+  ASSERT_EQ(names.exit_code, 0) << names.err;
+  EXPECT_EQ(names.out.find('\x1b'), std::string::npos) << "a raw escape byte in the output";
+  EXPECT_NE(names.out.find("A\t\"evil\\nname\\033]52;c;aGk=\\a.txt\""), std::string::npos) << names.out.substr(0, 400);
+  EXPECT_NE(names.out.find("D\t.git/HEAD"), std::string::npos) << names.out.substr(0, 400);
+  EXPECT_NE(names.out.find("A\tmany/f99999"), std::string::npos);
+  RunResult json = cordon({"diff", "--session", id, "--json"});
+  std::optional<Json> doc = parse_json(json.out, nullptr);
+  ASSERT_TRUE(doc) << json.err;
+  std::map<std::string, std::string> blocking;  // rule -> id
+  for (const Json& f : (*doc)["findings"])
+    if (f["blocks"] == true) blocking[f["rule"]] = f["id"];
+  ASSERT_TRUE(blocking.count("absolute-symlink") && blocking.count("git-internals")) << json.out.substr(0, 2000);
+  RunResult refused = cordon({"apply", "--session", id});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_FALSE(path_exists(workspace_ + "/seed.txt")) << "a refused apply wrote something";
+  // The symlink accepted, .git not: apply the rest by name, .git left out.
+  RunResult some = cordon(
+      {"apply", "--session", id, "--accept", blocking["absolute-symlink"], "README", "seed.txt", evil, "many/f7"});
+  EXPECT_EQ(some.exit_code, 0) << some.out << some.err;
+  EXPECT_EQ(fs::read_symlink(workspace_ + "/README"), "/etc/passwd");
+  EXPECT_EQ(read_file("/etc/passwd"), passwd_before);
+  EXPECT_EQ(read_file(workspace_ + "/" + evil), "payload\n");
+  EXPECT_TRUE(path_exists(workspace_ + "/.git/HEAD")) << "the whiteout over .git reached the host";
+  EXPECT_TRUE(path_exists(workspace_ + "/many/f7"));
+  EXPECT_FALSE(path_exists(workspace_ + "/many/f8"));
+  // Without naming .git, an apply of everything is still refused.
+  RunResult rest = cordon({"apply", "--session", id});
+  EXPECT_EQ(rest.exit_code, 1) << rest.err;
+  EXPECT_NE(rest.err.find("git-internals"), std::string::npos) << rest.err;
+  EXPECT_TRUE(path_exists(workspace_ + "/.git/HEAD"));
+}
+
+// A full disk under the state directory: the session's writes fail with ENOSPC inside, and the
+// host tree is as it was.
+TEST_P(ReviewFlow, AFullDiskFailsWritesInsideAndLeavesTheHostTreeAlone) {
+  const std::string small = base_->path() + "/small-state";
+  fs::create_directory(small);
+  ASSERT_EQ(::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=2m,mode=1777"), 0) << std::strerror(errno);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{small};
+  const std::string before = tree_of(workspace_);
+  RunOptions o = as_who();
+  o.env["CORDON_TEST_STATE_DIR"] = small;
+  RunResult r = run({cordon_, "--config", config_, "run", "--workspace", workspace_, "--", "/bin/sh", "-c",
+                     "dd if=/dev/zero of=big bs=1M count=8 2>&1; echo dd=$?"},
+                    o);
+  EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("dd=0"), std::string::npos) << r.out;
+  EXPECT_EQ(tree_of(workspace_), before);
+  EXPECT_FALSE(path_exists(workspace_ + "/big"));
 }
 
 INSTANTIATE_TEST_SUITE_P(As, ReviewFlow, ::testing::Values(Who::Root, Who::User), who_name);
