@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -481,6 +482,7 @@ TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
   CommandResult names = review_command("diff --session " + id + " --name-status", &err);
   ASSERT_EQ(names.status, 0) << names.output << err;
   EXPECT_EQ(names.output, "A\tagent_settings.py\nA\tevidence-review.json\n") << err;
+  std::cerr << "NAMESTATUS-STDOUT<<" << names.output << ">>\nNAMESTATUS-STDERR<<" << err << ">>\n";
   EXPECT_TRUE(has(err, "github-token")) << err;
 
   CommandResult json = review_command("diff --session " + id + " --json", &err);
@@ -500,12 +502,14 @@ TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
 
   CommandResult refused = review_command("apply --session " + id, &err);
   EXPECT_EQ(refused.status, 1) << refused.output << err;
+  std::cerr << "REFUSED-EXIT " << refused.status << "\nREFUSED-STDOUT<<" << refused.output << ">>\nREFUSED-STDERR<<" << err << ">>\n";
   EXPECT_TRUE(has(err, finding) && has(err, "github-token")) << err;
   EXPECT_FALSE(has(err + refused.output, token)) << "the refusal printed the secret";
   EXPECT_EQ(tree_of(workspace_), host_before) << "a refused apply wrote into the host tree";
 
   CommandResult accepted = review_command("apply --session " + id + " --accept " + finding, &err);
   ASSERT_EQ(accepted.status, 0) << accepted.output << err;
+  std::cerr << "ACCEPTED-STDOUT<<" << accepted.output << ">>\nACCEPTED-STDERR<<" << err << ">>\n";
   for (const std::string& file : written) {
     const std::string path = workspace_ + "/" + file;
     EXPECT_EQ(read_file(path), staged[file]) << path;
