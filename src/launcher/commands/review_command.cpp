@@ -271,6 +271,40 @@ bool applied_completely(const std::string& sessions_dir, const std::string& id) 
   return text && text->find("\"format\":\"" + std::string(kReviewApplyFormat) + "\"") != std::string::npos;
 }
 
+// The findings `accept` names; refuses (nothing written) an id that names none, and any
+// blocking finding left unaccepted.
+std::vector<review::Finding> accepted_or_refused(const std::vector<review::Finding>& findings,
+                                                 const std::vector<std::string>& accept, const std::string& id) {
+  const std::set<std::string> accepted_ids(accept.begin(), accept.end());
+  for (const auto& wanted : accepted_ids)
+    if (std::none_of(findings.begin(), findings.end(), [&](const auto& f) { return f.id == wanted; }))
+      throw Error("no finding " + terminal_safe(wanted) + " in session " + id + "'s changes",
+                  "accept ids as `cordon diff` lists them", kExitConfigError);
+  std::vector<review::Finding> accepted;
+  size_t blocking = 0;
+  for (const auto& f : findings) {
+    if (accepted_ids.count(f.id)) accepted.push_back(f);
+    else if (f.blocks()) ++blocking;
+  }
+  print_err(findings_text(findings, accepted_ids));
+  if (blocking)
+    throw Error("apply refused: " + std::to_string(blocking) + " blocking finding(s) above are not accepted",
+                "read each one (cordon diff), then accept it with --accept ID, or leave its path out; nothing was "
+                "written",
+                kExitChecksFailed);
+  return accepted;
+}
+
+void refuse_conflicts(const std::vector<review::Conflict>& conflicts) {
+  if (conflicts.empty()) return;
+  print_err("cordon: the host tree changed since the session began, under " + std::to_string(conflicts.size()) +
+            " path(s) the review changes:\n" + conflicts_text(conflicts));
+  throw Error("apply refused: " + std::to_string(conflicts.size()) + " conflict(s) with the host tree (above)",
+              "merge those by hand (cordon diff shows them), then apply the rest by naming their paths; "
+              "nothing was written",
+              kExitChecksFailed);
+}
+
 }  // namespace
 
 int review_apply_command(const std::string& sessions_dir, const Config& config, const ReviewOptions& o) {
@@ -290,32 +324,8 @@ int review_apply_command(const std::string& sessions_dir, const Config& config, 
   }
   review::ChangeSet changes = selected(r.changes, normalized_paths(o.paths));
   const std::vector<review::Finding> findings = findings_of(changes, r, config);
-  const std::set<std::string> accepted_ids(o.accept.begin(), o.accept.end());
-  for (const auto& wanted : accepted_ids)
-    if (std::none_of(findings.begin(), findings.end(), [&](const auto& f) { return f.id == wanted; }))
-      throw Error("no finding " + terminal_safe(wanted) + " in session " + id + "'s changes",
-                  "accept ids as `cordon diff` lists them", kExitConfigError);
-  std::vector<review::Finding> accepted;
-  size_t blocking = 0;
-  for (const auto& f : findings) {
-    if (accepted_ids.count(f.id)) accepted.push_back(f);
-    else if (f.blocks()) ++blocking;
-  }
-  print_err(findings_text(findings, accepted_ids));
-  if (blocking)
-    throw Error("apply refused: " + std::to_string(blocking) + " blocking finding(s) above are not accepted",
-                "read each one (cordon diff), then accept it with --accept ID, or leave its path out; nothing was "
-                "written",
-                kExitChecksFailed);
-  const std::vector<review::Conflict> conflicts = review::find_conflicts(r.workspace.get(), r.stored.base, changes);
-  if (!conflicts.empty()) {
-    print_err("cordon: the host tree changed since the session began, under " + std::to_string(conflicts.size()) +
-              " path(s) the review changes:\n" + conflicts_text(conflicts));
-    throw Error("apply refused: " + std::to_string(conflicts.size()) + " conflict(s) with the host tree (above)",
-                "merge those by hand (cordon diff shows them), then apply the rest by naming their paths; "
-                "nothing was written",
-                kExitChecksFailed);
-  }
+  const std::vector<review::Finding> accepted = accepted_or_refused(findings, o.accept, id);
+  refuse_conflicts(review::find_conflicts(r.workspace.get(), r.stored.base, changes));
   if (o.interactive) changes = chosen_interactively(changes, r);
   if (o.dry_run) {
     print_out(review::render_name_status(changes, {::isatty(STDOUT_FILENO) == 1, false}));

@@ -148,9 +148,9 @@ struct RecordsConfig {
 // [review]: the scan every review-mode diff goes through before `cordon apply`
 // (launcher/review/review_scan.h). Adds to the shipped rules, never replaces them.
 struct ReviewTokenRule {
-  std::string name;     // the finding's rule name
-  std::string prefix;   // literal bytes the token starts with
-  std::string charset;  // what follows: characters and ranges, "A-Za-z0-9_-"
+  std::string name;                             // the finding's rule name
+  std::string prefix;                           // literal bytes the token starts with
+  std::string charset;                          // what follows: characters and ranges, "A-Za-z0-9_-"
   long long min_length = 16, max_length = 256;  // of the part after the prefix
 };
 struct ReviewConfig {

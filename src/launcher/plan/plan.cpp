@@ -157,10 +157,10 @@ SandboxSections plan_sections(const Config& config, const HostFacts& facts, cons
   // The overlay is mounted in the session's own mount namespace, which only its init has: never
   // in the launcher's (the host's) namespace.
   if (s.workspace.review && !s.isolation.session_init)
-    throw Error("[workspace] mode = \"review\" needs the session's own /proc and mount namespace, which "
-                "[filesystem] proc = \"host-ro\" turns off",
-                "set [filesystem] proc = \"fresh\" in " + config.source.file + ", or run in direct mode",
-                kExitConfigError);
+    throw Error(
+        "[workspace] mode = \"review\" needs the session's own /proc and mount namespace, which "
+        "[filesystem] proc = \"host-ro\" turns off",
+        "set [filesystem] proc = \"fresh\" in " + config.source.file + ", or run in direct mode", kExitConfigError);
   s.filesystem = plan_filesystem(config.filesystem, config.home,
                                  siblings_mask(config.workspace, config.filesystem, facts), profile, facts,
                                  workspace_mounts(s.workspace));

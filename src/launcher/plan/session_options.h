@@ -21,9 +21,9 @@ struct SessionOptions {
   std::string network;              // --network MODE: may only narrow [network] mode
   std::vector<std::string> allow;   // --allow RULE: within [network] user_allow, allowlist only
   bool json = false;
-  bool filter_output = false;  // run --filter-output: [terminal] filter_pipes for this run
-  bool scratch = false;        // run --scratch: a fresh empty workspace (workspace/scratch.h)
-  bool review = false;         // --review: [workspace] mode = "review" for this run (never back to direct)
+  bool filter_output = false;   // run --filter-output: [terminal] filter_pipes for this run
+  bool scratch = false;         // run --scratch: a fresh empty workspace (workspace/scratch.h)
+  bool review = false;          // --review: [workspace] mode = "review" for this run (never back to direct)
   bool discard_review = false;  // verify's own launches: their review layers are removed at the end
 };
 

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "launcher/inputs/state_dirs.h"
 #include "common/text.h"
 #include "common/unique_fd.h"
+#include "launcher/inputs/state_dirs.h"
 
 namespace cordon {
 

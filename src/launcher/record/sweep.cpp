@@ -281,7 +281,7 @@ std::vector<std::string> prune_records(const std::string& dir, long long keep, l
     if (!too_many && !too_old) break;  // the rest are younger
     struct stat st {};
     if (::lstat(state_file_path(dir, id).c_str(), &st) == 0) continue;  // running or unswept: kept
-    if (::lstat(review_dir(dir, id).c_str(), &st) == 0) {  // a review not yet applied or discarded
+    if (::lstat(review_dir(dir, id).c_str(), &st) == 0) {               // a review not yet applied or discarded
       if (kept_for_review) kept_for_review->push_back(id);
       continue;
     }

@@ -46,9 +46,9 @@ std::string resolve_ref(int workspace_fd, const std::string& ref) {
   const std::string packed = read_small(workspace_fd, ".git/packed-refs", 64 << 20);
   const std::string suffix = " " + ref + "\n";
   for (size_t at = packed.find(suffix); at != std::string::npos; at = packed.find(suffix, at + 1)) {
-    const size_t line = packed.rfind('\n', at);
-    const std::string id = packed.substr(line == std::string::npos ? 0 : line + 1,
-                                         at - (line == std::string::npos ? 0 : line + 1));
+    const size_t newline = packed.rfind('\n', at);
+    const size_t start = newline == std::string::npos ? 0 : newline + 1;
+    std::string id = packed.substr(start, at - start);
     if (is_object_id(id)) return id;
   }
   return {};

@@ -204,6 +204,16 @@ void name_transcript(SandboxPlan& plan, const std::string& sessions, const std::
   plan.terminal.transcript_session = id;
 }
 
+// Review mode: where the session's layers go (STATE/reviews/ID), and the scanner's digests of
+// the host's credential values this sandbox does not receive (review/review_policy.h).
+void name_review(SandboxPlan& plan, const HostFacts& facts, const std::string& id) {
+  plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
+  std::vector<std::string> passed;
+  for (const auto& entry : plan.env) passed.push_back(entry.first);
+  std::tie(plan.workspace_plan.review_masked_json, plan.workspace_plan.review_masked_key) = review::masked_values_json(
+      facts.env, passed);
+}
+
 // The session keeper, its sweep confined to what this plan lets it write (record/sweep_reach.h)
 // and its crashed receipt exported as the launcher's would be.
 void start_keeper(std::optional<SessionKeeper>& keeper, const Config& config, const HostFacts& facts,
@@ -223,13 +233,7 @@ int launch_session(const Config& config, const SessionOptions& o, bool is_verify
   network::NetworkLaunch network(config.network, config.source.file, facts.libexec_dir);
   SandboxPlan plan = plan_for(config, facts, o);
   name_transcript(plan, sessions_dir(facts), id);
-  if (plan.workspace_plan.review) {
-    plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
-    std::vector<std::string> passed;
-    for (const auto& [name, value] : plan.env) passed.push_back(name);
-    std::tie(plan.workspace_plan.review_masked_json,
-             plan.workspace_plan.review_masked_key) = review::masked_values_json(facts.env, passed);
-  }
+  if (plan.workspace_plan.review) name_review(plan, facts, id);
   LaunchStage* network_stage = network.stage_for(plan.network, id);
   before_anything_is_made(config, facts, plan);
   prepare_workspace(plan.workspace_plan);  // its missing hooks/, bound read-only by the plan
