@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -263,9 +262,9 @@ class Agents : public ::testing::TestWithParam<std::tuple<size_t, As>> {
     const std::string err_path = world->dir + "/scripts/review-" + nonce("stderr");
     const std::string as = who_ == As::User ? std::string("runuser -u ") + NetWorld::kUser + " -- " : "";
     CommandResult r = run_shell("cd " + workspace_ + " && ip netns exec " + world->host_ns + " " + as +
-                                "env -i PATH=/usr/bin:/bin HOME=" + home_ + " CORDON_TEST_STATE_DIR=" +
-                                world->state_dir + " " + world->cordon + " --config " + world->dir +
-                                "/cfg/agents.toml " + args + " 2>" + err_path);
+                                "env -i PATH=/usr/bin:/bin HOME=" + home_ +
+                                " CORDON_TEST_STATE_DIR=" + world->state_dir + " " + world->cordon + " --config " +
+                                world->dir + "/cfg/agents.toml " + args + " 2>" + err_path);
     *err = read_file(err_path);
     return r;
   }
@@ -439,7 +438,8 @@ std::string tree_of(const std::string& root) {
 // plants the secret). Nothing reaches the host tree: both files wait in the session's upper
 // layer, `cordon diff` lists them and its scan finds the token, which blocks `cordon apply`
 // (exit 1, nothing written) until it is accepted by id; then apply lands exactly the bytes
-// the diff showed, owned by the identity that ran the session.
+// the diff showed, owned by the identity that ran the session. Nothing more is mocked: the model
+// API is still the only fake; the agent, the overlay, diff's scan and apply are real.
 TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
   const std::string name = agent_->name;
   ASSERT_NO_FATAL_FAILURE(log_in());
@@ -482,7 +482,6 @@ TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
   CommandResult names = review_command("diff --session " + id + " --name-status", &err);
   ASSERT_EQ(names.status, 0) << names.output << err;
   EXPECT_EQ(names.output, "A\tagent_settings.py\nA\tevidence-review.json\n") << err;
-  std::cerr << "NAMESTATUS-STDOUT<<" << names.output << ">>\nNAMESTATUS-STDERR<<" << err << ">>\n";
   EXPECT_TRUE(has(err, "github-token")) << err;
 
   CommandResult json = review_command("diff --session " + id + " --json", &err);
@@ -502,14 +501,12 @@ TEST_P(Agents, InReviewModeTheEditWaitsForApplyAndASecretBlocksIt) {
 
   CommandResult refused = review_command("apply --session " + id, &err);
   EXPECT_EQ(refused.status, 1) << refused.output << err;
-  std::cerr << "REFUSED-EXIT " << refused.status << "\nREFUSED-STDOUT<<" << refused.output << ">>\nREFUSED-STDERR<<" << err << ">>\n";
   EXPECT_TRUE(has(err, finding) && has(err, "github-token")) << err;
   EXPECT_FALSE(has(err + refused.output, token)) << "the refusal printed the secret";
   EXPECT_EQ(tree_of(workspace_), host_before) << "a refused apply wrote into the host tree";
 
   CommandResult accepted = review_command("apply --session " + id + " --accept " + finding, &err);
   ASSERT_EQ(accepted.status, 0) << accepted.output << err;
-  std::cerr << "ACCEPTED-STDOUT<<" << accepted.output << ">>\nACCEPTED-STDERR<<" << err << ">>\n";
   for (const std::string& file : written) {
     const std::string path = workspace_ + "/" + file;
     EXPECT_EQ(read_file(path), staged[file]) << path;
