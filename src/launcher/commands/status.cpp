@@ -125,7 +125,8 @@ std::string render_status(const StatusView& v) {
     for (size_t i = 0; i < s.limits.not_enforced.size(); ++i) budgets += (i ? ", " : "") + s.limits.not_enforced[i];
     line(budgets);
   }
-  line("  workspace    " + s.workspace + " rw");
+  line("  workspace    " + s.workspace +
+       (s.workspace_mode == "review" ? " review: an overlay; writes wait for `cordon apply` (docs/review.md)" : " rw"));
   std::string writable = "  writable     ";
   for (size_t i = 0; i < s.writable.size(); ++i) writable += (i ? ", " : "") + s.writable[i];
   line(writable);
