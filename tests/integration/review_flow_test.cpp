@@ -108,6 +108,17 @@ TEST_P(ReviewFlow, TheHostTreeIsUnchangedUntilApplyWhichLandsExactlyTheDiff) {
   ASSERT_EQ(::stat(review_dir(id).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0700u);
 
+  // The manifest records what the session started from: the mode, where its review lives, and
+  // for this git workspace the HEAD commit and branch and the index's checksum.
+  const Json manifest = record_lines(*session_records(who_, workspace_).rbegin()).front();
+  EXPECT_EQ(manifest["workspace_mode"], "review");
+  EXPECT_EQ(manifest["review_dir"], review_dir(id));
+  const std::string head = host("git rev-parse HEAD").out;
+  EXPECT_EQ(manifest["review_base"]["git_head"].get<std::string>() + "\n", head) << manifest.dump();
+  EXPECT_EQ(manifest["review_base"]["git_branch"], "refs/heads/main");
+  EXPECT_EQ(manifest["review_base"]["git_index"].get<std::string>().size(), 40u);
+  EXPECT_FALSE(manifest["review_base"].contains("masked")) << "the scanner's digests stay in the review's directory";
+
   // The patch: git applies it to a copy of the host tree and gets the session's tree.
   RunResult diff = cordon({"diff", "--session", id});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;

@@ -33,6 +33,17 @@
 namespace cordon {
 namespace {
 
+// What a review-mode session started from (review/review_base.h), without the scanner's
+// digests (they stay in the review's own 0700 directory); null in direct mode.
+Json review_base_json(const WorkspaceSection& workspace) {
+  if (!workspace.review || workspace.review_base.empty()) return nullptr;
+  std::optional<Json> base = parse_json(workspace.review_base, nullptr);
+  if (!base) return nullptr;
+  base->erase("masked");
+  base->erase("masked_key");
+  return *base;
+}
+
 // mkdir -p with 0700 for directories cordon creates.
 void make_private_dirs(const std::string& path) {
   std::string prefix;
@@ -139,6 +150,7 @@ Json manifest_json(const std::string& id, const Config& config, const HostFacts&
       {"workspace_mode", plan.intent.workspace_mode},
       // Review mode: the session's upper layer and base (STATE/reviews/ID), null in direct mode.
       {"review_dir", plan.workspace_plan.review ? bytes_json(plan.workspace_plan.review_dir) : Json(nullptr)},
+      {"review_base", review_base_json(plan.workspace_plan)},
       {"writable", bytes_array_json(plan.writable)},
       {"workspace_protected", bytes_array_json(plan.intent.workspace_protected)},
       {"workspace_protect_absent", bytes_array_json(plan.intent.workspace_protect_absent)},

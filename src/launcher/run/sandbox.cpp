@@ -197,13 +197,15 @@ void make_review_layers(const SandboxPlan& plan, int workspace_fd, Descriptors& 
   d.review_work = UniqueFd(::open((dir + "/work").c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!d.review_upper.valid() || !d.review_work.valid())
     throw Error(errno_text("opening the review layers in " + terminal_safe(dir), errno), "nothing ran");
-  review::ReviewBase base = review::take_review_base(dir.substr(dir.rfind('/') + 1), plan.workspace_plan.path,
-                                                     workspace_fd);
-  base.masked_json = plan.workspace_plan.review_masked_json;
-  base.masked_key = plan.workspace_plan.review_masked_key;
+  // The base was taken from the workspace's path before the manifest; the pinned directory
+  // must be the one it describes.
+  const review::ReviewBase base = review::parse_review_base(plan.workspace_plan.review_base, dir + "/base.json");
+  struct stat pinned {};
+  if (::fstat(workspace_fd, &pinned) != 0 || pinned.st_dev != base.workspace_dev || pinned.st_ino != base.workspace_ino)
+    throw Error("the workspace changed while the session was being set up", "launch again; nothing ran");
   UniqueFd file(::open((dir + "/base.json").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file.valid()) throw Error(errno_text("writing the review base in " + terminal_safe(dir), errno), "nothing ran");
-  write_all(file.get(), review::review_base_text(base), "the review base");
+  write_all(file.get(), plan.workspace_plan.review_base, "the review base");
 }
 
 // In the child, in the session's mount namespace: the overlay onto the workspace, and its root

@@ -1,5 +1,6 @@
 #include "launcher/run/session.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <memory>
@@ -23,6 +24,7 @@
 #include "launcher/record/session_keeper.h"
 #include "launcher/record/sweep.h"
 #include "launcher/record/sweep_reach.h"
+#include "launcher/review/review_base.h"
 #include "launcher/review/review_policy.h"
 #include "launcher/run/command_lookup.h"
 #include "launcher/run/review_session.h"
@@ -204,14 +206,19 @@ void name_transcript(SandboxPlan& plan, const std::string& sessions, const std::
   plan.terminal.transcript_session = id;
 }
 
-// Review mode: where the session's layers go (STATE/reviews/ID), and the scanner's digests of
-// the host's credential values this sandbox does not receive (review/review_policy.h).
+// Review mode: where the session's layers go (STATE/reviews/ID), and what it starts from
+// (review/review_base.h), taken before the manifest records it: the watermark, git's HEAD and
+// index, and the scanner's digests of the host's credential values this sandbox does not get.
 void name_review(SandboxPlan& plan, const HostFacts& facts, const std::string& id) {
   plan.workspace_plan.review_dir = review_dir(sessions_dir(facts), id);
+  UniqueFd workspace(::open(plan.workspace_plan.path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!workspace.valid())
+    throw Error(errno_text("opening the workspace " + terminal_safe(plan.workspace_plan.path), errno), "nothing ran");
+  review::ReviewBase base = review::take_review_base(id, plan.workspace_plan.path, workspace.get());
   std::vector<std::string> passed;
   for (const auto& entry : plan.env) passed.push_back(entry.first);
-  std::tie(plan.workspace_plan.review_masked_json, plan.workspace_plan.review_masked_key) = review::masked_values_json(
-      facts.env, passed);
+  std::tie(base.masked_json, base.masked_key) = review::masked_values_json(facts.env, passed);
+  plan.workspace_plan.review_base = review::review_base_text(base);
 }
 
 // The session keeper, its sweep confined to what this plan lets it write (record/sweep_reach.h)

@@ -6,7 +6,6 @@
 // (workspace/foothold_audit.h). A review-mode workspace plugs in here.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,10 +27,10 @@ struct WorkspaceSection {
   // named at launch: run/session.cpp).
   bool review = false;
   std::string review_dir;
-  // The scanner's digests of the host's credential values kept out of the sandbox (a JSON
-  // array, review/masked_values.h) and their key: written into the review's base, never a value.
-  std::string review_masked_json = "[]";
-  uint64_t review_masked_key = 0;
+  // The review's base (review/review_base.h: the watermark, git HEAD, the index's checksum and
+  // the scanner's digests of the host's credential values kept out of the sandbox), taken
+  // before the manifest is written, as its "cordon-review-base" document.
+  std::string review_base;
 };
 
 // Host side, while gathering facts: reads the workspace's git dirs and [workspace] protect
