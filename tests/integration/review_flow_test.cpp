@@ -239,6 +239,41 @@ TEST_P(ReviewFlow, DiscardThrowsTheChangesAwayAndUnknownIdsAreNamed) {
   EXPECT_EQ(tree_of(workspace_), before);
 }
 
+// Inside, the review workspace behaves like a normal read-write tree: git (a commit), rm -rf,
+// renames, chmod, a hard link, a file lock, inotify. Afterwards the host tree is as it was and
+// the diff holds the session's tree.
+TEST_P(ReviewFlow, InsideTheWorkspaceBehavesLikeANormalTree) {
+  const std::string before = tree_of(workspace_);
+  const std::string head_before = host("git rev-parse HEAD").out;
+  const std::string script = R"SH(set -e
+git add -A && git -c user.name=a -c user.email=a@b.invalid commit -qm inside --allow-empty
+mkdir -p d/e && echo x > d/e/f && rm -rf d dir
+mv a.txt b.txt && chmod 600 b.txt && ln b.txt hard.txt && test "$(stat -c %h b.txt)" = 2
+flock -x b.txt true
+python3 - <<'PY'
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+assert fd >= 0 and libc.inotify_add_watch(fd, b".", 0x100) >= 0  # IN_CREATE
+open("watched.txt", "w").close()
+event = os.read(fd, 4096)
+assert struct.unpack_from("iIII", event)[1] & 0x100 and b"watched.txt" in event
+PY
+git log --oneline | wc -l
+echo ALL-OK)SH";
+  RunResult r = cordon({"run", "--workspace", workspace_, "--", "/bin/sh", "-c", script});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("2\nALL-OK"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(tree_of(workspace_), before);
+  EXPECT_EQ(host("git rev-parse HEAD").out, head_before) << "the session's commit reached the host repository";
+  RunResult names = cordon({"diff", "--name-status"});
+  EXPECT_NE(names.out.find("D\ta.txt\nA\tb.txt\n"), std::string::npos) << names.out;
+  EXPECT_NE(names.out.find("A\thard.txt\n"), std::string::npos) << names.out;
+  EXPECT_NE(names.out.find("A\twatched.txt\n"), std::string::npos) << names.out;
+  EXPECT_NE(names.out.find("D\tdir/b.txt\n"), std::string::npos) << names.out;
+  EXPECT_NE(names.out.find("\t.git/"), std::string::npos) << "the commit is in the review: " << names.out;
+}
+
 TEST_P(ReviewFlow, ASessionThatChangesNothingLeavesNoReview) {
   const std::string id = session("cat a.txt > /dev/null");
   EXPECT_FALSE(path_exists(review_dir(id)));
