@@ -2,6 +2,7 @@
 // unprivileged user created by the test setup, and asserts from inside.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -588,6 +589,50 @@ TEST_P(Launcher, DoctorWarnsOfAnExportTargetThatCannotTakeALine) {
             std::string::npos)
       << passed.out;
   EXPECT_FALSE(path_exists(outside_->path() + "/records.jsonl")) << "doctor creates nothing";
+}
+
+// Review mode's overlay, tried as this user's sessions would have it: PASS on this host; with
+// the state directory on a filesystem overlayfs cannot put an upper layer on (another overlay),
+// WARN in direct mode (only --review would be refused) and FAIL with [workspace] mode = "review",
+// naming the fix; and the launch is refused the same way, leaving no review behind.
+TEST_P(Launcher, DoctorTriesTheReviewOverlayWhereReviewsLive) {
+  RunOptions o;
+  o.env = base_env(who_);
+  o.as = who_;
+  o.cwd = workspace_;
+  RunResult here = run({cordon_, "--config", config_, "doctor"}, o);
+  EXPECT_NE(here.out.find(doctor_row("PASS", "review overlay") + "overlayfs mounts in a user namespace"),
+            std::string::npos)
+      << here.out;
+  // A state directory on an overlay: overlayfs refuses another overlay as an upper layer.
+  const std::string layers = outside_->path() + "/state-overlay";
+  for (const char* d : {"/lower", "/upper", "/work", "/merged"}) fs::create_directories(layers + d);
+  ASSERT_EQ(
+      ::mount("overlay", (layers + "/merged").c_str(), "overlay", 0,
+              ("lowerdir=" + layers + "/lower,upperdir=" + layers + "/upper,workdir=" + layers + "/work").c_str()),
+      0)
+      << std::strerror(errno);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{layers + "/merged"};
+  ::chmod((layers + "/merged").c_str(), 01777);
+  o.env["CORDON_TEST_STATE_DIR"] = layers + "/merged";
+  RunResult warned = run({cordon_, "--config", config_, "doctor"}, o);
+  EXPECT_NE(warned.out.find(doctor_row("WARN", "review overlay") + "review mode cannot mount its overlay"),
+            std::string::npos)
+      << warned.out;
+  const std::string review_config = base_->path() + "/review.toml";
+  write_file(review_config, read_file(config_) + "\n[workspace]\nmode = \"review\"\n");
+  RunResult failed = run({cordon_, "--config", review_config, "doctor"}, o);
+  EXPECT_EQ(failed.exit_code, kExitChecksFailed) << failed.out;
+  EXPECT_NE(failed.out.find(doctor_row("FAIL", "review overlay")), std::string::npos) << failed.out;
+  EXPECT_NE(failed.out.find("use [workspace] mode = \"direct\""), std::string::npos) << failed.out;
+  RunResult refused = run({cordon_, "--config", review_config, "run", "--", "/bin/true"}, o);
+  EXPECT_EQ(refused.exit_code, kExitLaunchRefused) << refused.err;
+  EXPECT_NE(refused.err.find("review overlay"), std::string::npos) << refused.err;
+  EXPECT_TRUE(fs::is_empty(layers + "/merged/" + std::to_string(who_.uid) + "/reviews"))
+      << "a refused launch left a review";
 }
 
 TEST_P(Launcher, DoctorFailsWithoutTheMaskFile) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "launcher/inputs/container_facts.h"
 #include "launcher/inputs/host_facts.h"
 #include "launcher/inputs/paths.h"
+#include "launcher/inputs/state_dirs.h"
 #include "launcher/isolation/isolation.h"
 #include "launcher/landlock/ruleset_plan.h"
 #include "launcher/network/network_plan.h"
@@ -35,7 +37,9 @@
 #include "launcher/plan/session_options.h"
 #include "launcher/process/subprocess.h"
 #include "launcher/record/host_tools.h"
+#include "launcher/record/review_store.h"
 #include "launcher/record/sweep.h"
+#include "launcher/review/review_overlay.h"
 
 namespace cordon {
 namespace {
@@ -233,6 +237,39 @@ void check_crashed_sessions(const Config& config, std::vector<DoctorRow>& rows) 
                   "run `cordon sessions gc` (the next launch sweeps them too)"});
 }
 
+// Review mode's overlay, tried as this user's sessions would have it: overlayfs in a user
+// namespace, its upper layer on the state directory's filesystem. FAIL when [workspace] mode
+// is "review" (every launch would be refused), else WARN (only `--review` is).
+void check_review_overlay(const Config& config, std::vector<DoctorRow>& rows) {
+  const bool required = config.workspace.mode == WorkspaceMode::Review;
+  std::string problem, made;
+  std::string reviews;
+  try {
+    // Where reviews live, or (before the first) the nearest directory above it that exists: the
+    // same filesystem, and doctor leaves nothing behind.
+    reviews = state_dir_of(sessions_dir(facts_for(config, {}))) + "/reviews";
+    struct stat st {};
+    while (::stat(reviews.c_str(), &st) != 0 && reviews.rfind('/') > 0) reviews.resize(reviews.rfind('/'));
+    problem = review::overlay_problem(reviews, &made);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  if (!made.empty()) {
+    try {
+      review::remove_review(made);
+    } catch (const Error& e) {
+      problem += (problem.empty() ? "" : "; ") + std::string(e.what());
+    }
+  }
+  const DoctorStatus status = problem.empty() ? DoctorStatus::Pass : required ? DoctorStatus::Fail : DoctorStatus::Warn;
+  rows.push_back({status, "review overlay",
+                  problem.empty() ? "overlayfs mounts in a user namespace, its upper layer in " + reviews +
+                                        (required ? " ([workspace] mode = \"review\")" : " (for cordon run --review)")
+                                  : "review mode cannot mount its overlay: " + problem,
+                  "review mode needs overlayfs in a user namespace (Linux 5.11+, the overlay module, a state "
+                  "directory on a filesystem with xattrs); until then use [workspace] mode = \"direct\""});
+}
+
 // FAIL when the file could not be loaded: the rows after it then assume the built-in defaults.
 DoctorRow configuration_row(const Config& config, const std::string& problem) {
   if (!problem.empty())
@@ -315,6 +352,7 @@ std::vector<DoctorRow> run_doctor(const Config& config, const std::string& confi
   check_landlock(config, rows);
   check_cgroup_budgets(config, where, rows);
   check_crashed_sessions(config, rows);
+  check_review_overlay(config, rows);
   check_records_export(config, rows);
   check_shims(rows);
   return rows;

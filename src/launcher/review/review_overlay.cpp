@@ -2,13 +2,18 @@
 
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace cordon::review {
 namespace {
@@ -65,6 +70,64 @@ UniqueFd mount_review_overlay(const OverlayLayers& layers) {
       0)
     throw Error(errno_text("attaching the review overlay over the workspace", errno), "nothing ran");
   return root;
+}
+
+std::string overlay_problem(const std::string& dir, std::string* made) {
+  std::string pattern = dir + "/.overlay-check-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return errno_text("making a directory in " + dir, errno);
+  *made = pattern;
+  for (const char* layer : {"/lower", "/upper", "/work"})
+    if (::mkdir((pattern + layer).c_str(), 0700) != 0) return errno_text("making " + pattern + layer, errno);
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) return errno_text("pipe", errno);
+  UniqueFd read_end(ends[0]), write_end(ends[1]);
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return errno_text("fork", errno);
+  if (pid == 0) {
+    // The child: a user and mount namespace of its own, as a session's, then the overlay.
+    std::string problem;
+    try {
+      if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) throw Error(errno_text("unshare(user, mount)", errno));
+      const std::string uid_map = std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
+      const std::string gid_map = std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
+      if (write_control_file("/proc/self/setgroups", "deny") != 0 ||
+          write_control_file("/proc/self/uid_map", uid_map) != 0 ||
+          write_control_file("/proc/self/gid_map", gid_map) != 0)
+        throw Error("writing the user namespace's id maps failed");
+      if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+        throw Error(errno_text("mount --make-rprivate /", errno));
+      OverlayLayers layers;
+      UniqueFd lower(::open((pattern + "/lower").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      UniqueFd upper(::open((pattern + "/upper").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      UniqueFd work(::open((pattern + "/work").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      layers.workspace_fd = lower.get();
+      layers.upper_fd = upper.get();
+      layers.work_fd = work.get();
+      mount_review_overlay(layers);
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      const ssize_t written = ::write(write_end.get(), problem.data(), problem.size());
+      (void)written;
+    }
+    ::_exit(problem.empty() ? 0 : 1);
+  }
+  write_end.reset();
+  std::string problem;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(read_end.get(), buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    problem.append(buffer, static_cast<size_t>(n));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (problem.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) problem = "the check's child failed";
+  return problem;
 }
 
 void record_overlay_xattrs(int review_dir_fd, bool user_xattr) {

@@ -17,6 +17,8 @@
 //   and the upper layer reads without redirects.
 #pragma once
 
+#include <string>
+
 #include "common/unique_fd.h"
 
 namespace cordon::review {
@@ -32,6 +34,13 @@ struct OverlayLayers {
 // workspace directory and returns the overlay's root, for bwrap's --bind-fd. Throws
 // cordon::Error (what + fix) when a layer changed since it was opened or the kernel refuses.
 UniqueFd mount_review_overlay(const OverlayLayers& layers);
+
+// Whether this user can have a review overlay here (cordon doctor): in a forked child with a
+// user and mount namespace of its own, an overlay is mounted (userxattr) whose three layers
+// are made in a fresh directory under `dir`, so the upper layer is on the filesystem reviews
+// use. "" when it mounts; else what failed, as the launch would report it. The caller removes
+// `*made` (the fresh directory), whatever the outcome.
+std::string overlay_problem(const std::string& dir, std::string* made);
 
 // Writes "user" or "trusted" to the review directory's `overlay-xattrs` (kOverlayXattrsFile),
 // made new: what review_base.h's reader gives diff and apply. Throws cordon::Error.
