@@ -38,18 +38,7 @@ class Footholds : public LaunchFixture {
     chown_tree(outside_->path(), who_.uid, who_.gid);
   }
 
-  RunOptions as_who() {
-    RunOptions o;
-    o.env = base_env(who_, {{"GIT_CONFIG_NOSYSTEM", "1"},
-                            {"GIT_CONFIG_GLOBAL", "/dev/null"},
-                            {"GIT_AUTHOR_NAME", "Op"},
-                            {"GIT_AUTHOR_EMAIL", "op@example.invalid"},
-                            {"GIT_COMMITTER_NAME", "Op"},
-                            {"GIT_COMMITTER_EMAIL", "op@example.invalid"}});
-    o.as = who_;
-    o.cwd = workspace_;
-    return o;
-  }
+  RunOptions as_who() { return operator_in(who_, workspace_); }
 
   // The operator's shell on the host, in the workspace.
   RunResult host(const std::string& script) { return run({"/bin/sh", "-c", script}, as_who()); }

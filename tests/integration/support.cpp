@@ -125,6 +125,19 @@ std::map<std::string, std::string> base_env(const Identity& who, const std::map<
   return env;
 }
 
+RunOptions operator_in(const Identity& who, const std::string& workspace) {
+  RunOptions o;
+  o.env = base_env(who, {{"GIT_CONFIG_NOSYSTEM", "1"},
+                         {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                         {"GIT_AUTHOR_NAME", "Op"},
+                         {"GIT_AUTHOR_EMAIL", "op@example.invalid"},
+                         {"GIT_COMMITTER_NAME", "Op"},
+                         {"GIT_COMMITTER_EMAIL", "op@example.invalid"}});
+  o.as = who;
+  o.cwd = workspace;
+  return o;
+}
+
 std::vector<std::string> setpriv_as(const Identity& as) {
   return {"/usr/bin/setpriv", "--reuid=" + std::to_string(as.uid), "--regid=" + std::to_string(as.gid),
           "--clear-groups", "--"};

@@ -137,6 +137,10 @@ std::vector<Json> record_lines(const std::string& path);
 // A minimal environment for launching cordon as `who`, plus `extra`.
 std::map<std::string, std::string> base_env(const Identity& who, const std::map<std::string, std::string>& extra = {});
 
+// The operator in their workspace on the host: `who` running git with no host git config and a
+// fixed identity ("Op"), in `workspace`.
+RunOptions operator_in(const Identity& who, const std::string& workspace);
+
 // A TCP socket listening on 127.0.0.1 at a port the kernel picks; invalid when that fails.
 UniqueFd loopback_listener();
 
