@@ -242,7 +242,7 @@ TEST_P(Battery, FullSandboxPassesEveryCheckButAbstractSockets) {
   ASSERT_TRUE(r.doc.contains("session_file"));
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   EXPECT_EQ(r.doc["profile"], "generic");
-  EXPECT_EQ(r.rows.size(), 33u);
+  EXPECT_EQ(r.rows.size(), 34u);
   EXPECT_EQ(r.rows["33"].status, "PASS") << r.dump();  // the default: Landlock, measured
   // The budgets every session has: no core dumps, the writable tmpfs mounts capped; and the
   // default pids and memory budgets where a cgroup can hold them (root here), read back.
@@ -1271,7 +1271,7 @@ TEST_P(Battery, JsonContract) {
   EXPECT_EQ(r.doc["session_file"], kSessionFilePath);
   const Json& checks = r.doc["checks"];
   ASSERT_TRUE(checks.is_array());
-  EXPECT_EQ(checks.size(), 33u);
+  EXPECT_EQ(checks.size(), 34u);
   int pass = 0, warned = 0, failed = 0;
   const std::set<std::string> properties = {"launcher_provenance",     "privilege_floor",    "credential_isolation",
                                             "ipc_isolation",           "process_isolation",  "filesystem_confinement",
@@ -1320,7 +1320,7 @@ TEST_P(Battery, ListAndHelp) {
     EXPECT_EQ(line.rfind("  " + two_digits(++n) + " ", 0), 0u) << line;
     EXPECT_NE(line.find(" ["), std::string::npos) << "names its property: " << line;
   }
-  EXPECT_EQ(n, 33);
+  EXPECT_EQ(n, 34);
   RunResult help = run({battery_, "--help"}, as_who());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--only"), std::string::npos);

@@ -34,7 +34,7 @@ void expect_every_check_holds(const std::string& output) {
   EXPECT_EQ(m[3].str(), "0") << output;
   const int warned = m[2].matched ? std::stoi(m[2].str()) : 0;
   EXPECT_LE(warned, 1) << output;
-  EXPECT_EQ(std::stoi(m[1].str()) + warned, 33) << output;
+  EXPECT_EQ(std::stoi(m[1].str()) + warned, 34) << output;
   EXPECT_EQ(output.find("[WARN] ") == std::string::npos || output.find("[WARN] 27 ") != std::string::npos, true)
       << output;
 }
@@ -541,10 +541,10 @@ TEST_F(JailWorld, DeepVerifyJsonIsOneDocument) {
   EXPECT_EQ(doc["deep"], true);
   EXPECT_EQ(doc["battery"]["format"], "cordon-battery");
   EXPECT_EQ(doc["battery"]["fail"], 0) << doc["battery"].dump();
-  EXPECT_EQ(doc["battery"]["checks"].size(), 33u);
+  EXPECT_EQ(doc["battery"]["checks"].size(), 34u);
   EXPECT_EQ(doc["probes"]["format"], "cordon-probe");
   EXPECT_EQ(doc["probes"]["result"], "SANDBOX OK") << doc["probes"]["result_line"];
-  EXPECT_EQ(doc["probes"]["summary"]["checks_passed"], 33);
+  EXPECT_EQ(doc["probes"]["summary"]["checks_passed"], 34);
   EXPECT_EQ(doc["verdict"], "PASS");
   EXPECT_EQ(doc["exit_code"], 0);
   EXPECT_TRUE(doc["problems"].empty()) << doc["problems"].dump();
