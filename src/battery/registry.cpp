@@ -59,7 +59,7 @@ const CheckSpec kChecks[] = {
      check_agent_control},
     {"33", "second filesystem layer", "filesystem_confinement",
      "Landlock ruleset from the plan (libexec/cordon-landlock before the command)", check_landlock},
-    {"34", "review workspace is an overlay", "workspace_review",
+    {"34", "review workspace is an overlay", "filesystem_confinement",
      "[workspace] mode = \"review\": overlayfs over the host tree, the upper layer in cordon's state directory",
      check_review_overlay},
 };
