@@ -172,15 +172,18 @@ UniqueFd open_upper_layer(const std::string& dir) {
   return fd;
 }
 
+ChangeSet pending_changes(const std::string& dir, const ReviewBase& base) {
+  UniqueFd workspace = open_reviewed_workspace(base);
+  UniqueFd upper = open_upper_layer(dir);
+  return collect_changes(upper.get(), workspace.get(), collect_limits(base));
+}
+
 std::string pending_summary(const std::string& sessions_dir, const std::string& id) {
   struct stat st {};
   if (::lstat(review_dir(sessions_dir, id).c_str(), &st) != 0) return "";
   try {
     const std::string dir = review_dir(sessions_dir, id);
-    const ReviewBase base = read_review_base(dir);
-    UniqueFd workspace = open_reviewed_workspace(base);
-    UniqueFd upper = open_upper_layer(dir);
-    return std::to_string(collect_changes(upper.get(), workspace.get(), collect_limits(base)).size()) + " pending";
+    return std::to_string(pending_changes(dir, read_review_base(dir)).size()) + " pending";
   } catch (const Error&) {
     return "unreadable";
   }

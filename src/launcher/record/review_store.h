@@ -41,6 +41,10 @@ UniqueFd open_reviewed_workspace(const ReviewBase& base);
 // The review's upper layer, O_PATH, never through a link.
 UniqueFd open_upper_layer(const std::string& dir);
 
+// The review's changes now: its workspace (checked as open_reviewed_workspace checks it) and
+// upper layer opened, read by collect_changes. Throws cordon::Error.
+ChangeSet pending_changes(const std::string& dir, const ReviewBase& base);
+
 // "3 pending" for `cordon sessions list`: the review's change count now; "" when session `id`
 // has no review, "unreadable" when it cannot be read.
 std::string pending_summary(const std::string& sessions_dir, const std::string& id);

@@ -19,9 +19,7 @@ void finish_review(const std::string& review_dir, const std::string& id, bool di
       return;
     }
     const review::ReviewBase base = review::read_review_base(review_dir);
-    UniqueFd workspace = review::open_reviewed_workspace(base);
-    UniqueFd upper = review::open_upper_layer(review_dir);
-    const size_t count = review::collect_changes(upper.get(), workspace.get(), review::collect_limits(base)).size();
+    const size_t count = review::pending_changes(review_dir, base).size();
     if (count == 0) {
       review::remove_review(review_dir);
       print_err("cordon: review mode: session " + id + " changed nothing\n");
